@@ -1,0 +1,12 @@
+//! fcanalyze's search engine: FreeCell positions and, in time, the search that decides them.
+//!
+//! Nothing here knows about Python except `python`, compiled only with the
+//! `python` feature that maturin turns on.
+
+pub mod card;
+
+#[cfg(feature = "python")]
+mod python;
+
+/// The engine's version, which is also the package's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

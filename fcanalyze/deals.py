@@ -1,0 +1,74 @@
+"""Microsoft FreeCell deals by number, 1..8,589,934,591, bit for bit as the classic generator."""
+
+from __future__ import annotations
+
+from .board import Board
+from .cards import DECK_SIZE
+from .errors import DealNumberError
+from .variant import FREECELL, Variant
+
+FIRST_DEAL = 1
+LAST_DEAL = 2**33 - 1  # 8,589,934,591: the end of the extended (FreeCell Pro) range
+CLASSIC_LAST_DEAL = 32_000
+
+_MASK32 = 0xFFFFFFFF
+
+
+def check_deal_number(number: int) -> int:
+    """`number` as an int if it is a Microsoft deal number, else DealNumberError."""
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise DealNumberError(f"a deal number must be an integer, got {number!r}")
+    if not FIRST_DEAL <= number <= LAST_DEAL:
+        raise DealNumberError(
+            f"deal number {number} is out of range: Microsoft deals are "
+            f"{FIRST_DEAL}..{LAST_DEAL:,}"
+        )
+    return number
+
+
+def shuffled_deck(number: int) -> list[int]:
+    """The 52 cards in the order the generator deals them for deal `number`.
+
+    The generator is the Microsoft C runtime's rand() seeded with the deal number.
+    Deals 2^31..2^32-1 set bit 15 of every draw, and deals from 2^32 on seed with
+    number - 2^32 and draw 16 bits plus one: the extension FreeCell Pro introduced
+    so that its 8.6 billion deals stay distinct from the classic ones.
+    """
+    check_deal_number(number)
+    state = number if number < 2**32 else number - 2**32
+    high_bit = 0x8000 if 2**31 <= number < 2**32 else 0
+    wide = number >= 2**32
+
+    deck = list(range(DECK_SIZE))
+    dealt = []
+    for left in range(DECK_SIZE, 0, -1):
+        state = (state * 214013 + 2531011) & _MASK32
+        if wide:
+            draw = ((state >> 16) & 0xFFFF) + 1
+        else:
+            draw = ((state >> 16) & 0x7FFF) | high_bit
+        j = draw % left
+        dealt.append(deck[j])
+        deck[j] = deck[left - 1]
+    return dealt
+
+
+def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
+    """The starting position of Microsoft deal `number` under `variant`.
+
+    With 8 columns this is the classic deal. Other column counts deal the same
+    shuffled deck left to right, round-robin, so deal N is comparable across layouts.
+    """
+    cards = shuffled_deck(number)
+    layout: list[list[int]] = [[] for _ in range(variant.columns)]
+    for step, card in enumerate(cards):
+        layout[step % variant.columns].append(card)
+    return Board(layout, [None] * variant.cells)
+
+
+def parse_deal_number(text: str) -> int:
+    """A deal number from user text such as `617`, `11,982` or `8_589_934_591`."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned.lstrip("-").isdigit():
+        raise DealNumberError(f"a deal number must be a whole number, got {text!r}")
+    return check_deal_number(int(cleaned))

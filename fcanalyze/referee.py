@@ -1,0 +1,82 @@
+"""Replays a solution move by move under the rules and says whether it wins, or where it breaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import Board
+from .errors import NotationError
+from .notation import Move, parse_move, solution_tokens
+from .rules import IllegalMove, Position
+from .variant import SequenceMoves, Variant
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of replaying a solution.
+
+    `moves` counts the moves replayed legally (a sequence move counts as one);
+    `multi_card_moves` how many of them moved more than one card; `card_moves` the
+    single-card moves they stand for once sequence moves are expanded through the
+    free cells and empty columns. When the replay fails, `failed_move` is the
+    1-based number of the offending move, `token` its text and `reason` why.
+    """
+
+    won: bool
+    moves: int
+    multi_card_moves: int
+    card_moves: int
+    failed_move: int | None = None
+    token: str | None = None
+    reason: str | None = None
+
+    @property
+    def single_card_moves(self) -> int:
+        return self.moves - self.multi_card_moves
+
+    def summary(self) -> str:
+        if self.won:
+            return (
+                f"OK: wins in {self.moves} moves ({self.single_card_moves} single-card, "
+                f"{self.multi_card_moves} multi-card); {self.card_moves} single-card moves "
+                "with sequence moves expanded"
+            )
+        if self.failed_move is not None:
+            return f"ILLEGAL: move {self.failed_move} ({self.token}): {self.reason}"
+        return f"NOT WON: {self.reason}"
+
+
+def replay(board: Board, variant: Variant, solution: str | list[str] | list[Move]) -> Verdict:
+    """Replay `solution` (notation text, tokens or Moves) from `board`; the board is not changed.
+
+    Every multi-card move is also carried out as its single-card expansion, each of
+    those checked, so a sequence move passes only if it could be done one card at a time.
+    """
+    position = Position(board.copy(), variant)
+    items = solution_tokens(solution) if isinstance(solution, str) else solution
+    expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
+    moves = multi = card_moves = 0
+    for number, item in enumerate(items, start=1):
+        token = str(item)
+        try:
+            move = parse_move(item) if isinstance(item, str) else item
+            count = position.check(move)
+            if count > 1 and expand:
+                singles = position.expand(move)
+                for single in singles:
+                    position.apply(single)
+                card_moves += len(singles)
+            else:
+                position.apply(move)
+                card_moves += count
+        except (NotationError, IllegalMove) as e:
+            return Verdict(False, moves, multi, card_moves, number, token, str(e))
+        moves += 1
+        multi += count > 1
+    if position.is_won():
+        return Verdict(True, moves, multi, card_moves)
+    left = 52 - position.board.cards_home()
+    return Verdict(
+        False, moves, multi, card_moves,
+        reason=f"all {moves} moves are legal, but {left} card(s) are not home at the end",
+    )

@@ -1,0 +1,325 @@
+"""The referee's rules: legal moves, applying a move, safe foundation moves, winning.
+
+This is pure Python and deliberately shares nothing with the Rust engine, so that it
+can check the engine's solutions independently.
+"""
+
+from __future__ import annotations
+
+from .board import Board
+from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF, card_text, make_card
+from .notation import CELL, CELL_SYMBOLS, COLUMN, FOUNDATION, Move, format_move
+from .variant import Build, EmptyColumn, SequenceMoves, Variant
+
+KING = 13
+
+
+class IllegalMove(Exception):
+    """A move the rules do not allow in the current position; the message says why."""
+
+
+def supermove_limit(empty_cells: int, empty_columns: int, variant: Variant) -> int:
+    """How many cards may move as one between columns, given the free space.
+
+    `empty_columns` must not count the destination. Under the supermove rule the
+    limit is (1 + empty cells) * 2^(empty columns): what can be done one card at a
+    time through that space. When only kings may fill an empty column, empty columns
+    cannot hold the intermediate cards, so only the cells count.
+    """
+    if variant.sequence_moves is SequenceMoves.SINGLE:
+        return 1
+    if variant.sequence_moves is SequenceMoves.RELAXED:
+        return DECK_SIZE
+    if variant.empty_column is EmptyColumn.KINGS:
+        return 1 + empty_cells
+    return (1 + empty_cells) << empty_columns
+
+
+class Position:
+    """A board under a variant's rules. Moves change the board in place."""
+
+    __slots__ = ("board", "variant", "_suited")
+
+    def __init__(self, board: Board, variant: Variant):
+        if len(board.cells) != variant.cells or len(board.columns) != variant.columns:
+            raise ValueError(
+                f"board has {len(board.cells)} cells and {len(board.columns)} columns, "
+                f"variant wants {variant.cells} and {variant.columns}"
+            )
+        self.board = board
+        self.variant = variant
+        self._suited = variant.build is Build.SUIT
+
+    def copy(self) -> Position:
+        return Position(self.board.copy(), self.variant)
+
+    # --- facts about the position -------------------------------------------------
+
+    def is_won(self) -> bool:
+        return sum(self.board.foundations) == DECK_SIZE
+
+    def fits_on(self, card: int, onto: int) -> bool:
+        """Whether `card` may be placed on `onto` in a column."""
+        if RANK_OF[card] + 1 != RANK_OF[onto]:
+            return False
+        if self._suited:
+            return SUIT_OF[card] == SUIT_OF[onto]
+        return RED_OF[card] != RED_OF[onto]
+
+    def run_length(self, column: int) -> int:
+        """How many cards at the playable end of `column` form a movable run."""
+        col = self.board.columns[column]
+        n = len(col)
+        if n == 0:
+            return 0
+        length = 1
+        while length < n and self.fits_on(col[n - length], col[n - length - 1]):
+            length += 1
+        return length
+
+    def empty_cells(self) -> int:
+        return self.board.cells.count(None)
+
+    def empty_columns(self, excluding: int | None = None) -> int:
+        return sum(1 for i, col in enumerate(self.board.columns) if not col and i != excluding)
+
+    def sequence_move_limit(self, dest_column: int) -> int:
+        """Largest run that may move onto `dest_column` now (the destination does not count)."""
+        return supermove_limit(self.empty_cells(), self.empty_columns(dest_column), self.variant)
+
+    def can_go_home(self, card: int) -> bool:
+        return self.board.foundations[SUIT_OF[card]] + 1 == RANK_OF[card]
+
+    def safe_to_foundation(self, card: int) -> bool:
+        """Whether sending `card` home now can never turn a winnable position lost.
+
+        True when the card may go home and every card that could ever be placed on
+        it is already home: for alternating colours, both cards of the other colour
+        one rank lower (so aces always); for same-suit building, the card below it
+        in its suit, which is home already whenever the card may go.
+        """
+        if not self.can_go_home(card):
+            return False
+        rank = RANK_OF[card]
+        if rank <= 1 or self._suited:
+            return True
+        home = self.board.foundations
+        red = RED_OF[card]
+        return all(home[s] >= rank - 1 for s in range(4) if RED_OF[make_card(1, s)] != red)
+
+    # --- checking and applying moves ------------------------------------------------
+
+    def check(self, move: Move) -> int:
+        """The number of cards `move` moves if it is legal here; IllegalMove otherwise."""
+        board = self.board
+        v = self.variant
+        kind, src = move.source_kind, move.source
+
+        # Where the card(s) come from.
+        if kind == COLUMN:
+            if src >= v.columns:
+                raise IllegalMove(f"there is no column {src + 1} ({v.columns} columns)")
+            col = board.columns[src]
+            if not col:
+                raise IllegalMove(f"column {src + 1} is empty")
+            top = col[-1]
+        elif kind == CELL:
+            if src >= v.cells:
+                raise IllegalMove(f"there is no free cell {_cell_name(src)} ({v.cells} free cells)")
+            top = board.cells[src]
+            if top is None:
+                raise IllegalMove(f"free cell {_cell_name(src)} is empty")
+        else:
+            raise IllegalMove("cards never leave the foundations")
+
+        count = move.count
+        if move.dest_kind != COLUMN or kind == CELL:
+            if count not in (None, 1):
+                raise IllegalMove(f"only one card at a time can move {_to(move)}")
+            count = 1
+
+        if move.dest_kind == FOUNDATION:
+            if not self.can_go_home(top):
+                home = board.foundations[SUIT_OF[top]]
+                need = card_text(make_card(home + 1, SUIT_OF[top])) if home < KING else "nothing"
+                raise IllegalMove(f"{card_text(top)} cannot go home yet: the foundation needs {need} next")
+            return 1
+
+        dst = move.dest
+        if move.dest_kind == CELL:
+            if dst >= v.cells:
+                raise IllegalMove(f"there is no free cell {_cell_name(dst)} ({v.cells} free cells)")
+            if board.cells[dst] is not None:
+                raise IllegalMove(
+                    f"free cell {_cell_name(dst)} already holds {card_text(board.cells[dst])}"
+                )
+            return 1
+
+        # To a column.
+        if dst >= v.columns:
+            raise IllegalMove(f"there is no column {dst + 1} ({v.columns} columns)")
+        if kind == COLUMN and dst == src:
+            raise IllegalMove(f"column {src + 1} is both source and destination")
+        target = board.columns[dst]
+        if kind == CELL:
+            self._check_lands(top, target, dst)
+            return 1
+
+        run = self.run_length(src)
+        if count is None:
+            if target:
+                # The notation leaves the size out: the only run that fits is meant.
+                count = next(
+                    (k for k in range(1, run + 1) if self.fits_on(col[-k], target[-1])), None
+                )
+                if count is None:
+                    raise IllegalMove(
+                        f"nothing at the end of column {src + 1} fits on {card_text(target[-1])}"
+                    )
+            else:
+                count = 1
+        if count > len(col):
+            raise IllegalMove(f"column {src + 1} holds only {len(col)} card(s), not {count}")
+        if count > run:
+            raise IllegalMove(
+                f"the last {count} cards of column {src + 1} are not a run "
+                f"(only the last {run} are)"
+            )
+        self._check_lands(col[-count], target, dst)
+        if count > 1:
+            limit = self.sequence_move_limit(dst)
+            if count > limit:
+                if v.sequence_moves is SequenceMoves.SINGLE:
+                    raise IllegalMove("this variant moves one card at a time")
+                raise IllegalMove(
+                    f"{count} cards cannot move at once: with {self.empty_cells()} empty "
+                    f"free cell(s) and {self.empty_columns(dst)} empty column(s) the limit is {limit}"
+                )
+        return count
+
+    def _check_lands(self, card: int, target: list[int], dst: int) -> None:
+        if target:
+            if not self.fits_on(card, target[-1]):
+                raise IllegalMove(
+                    f"{card_text(card)} does not go on {card_text(target[-1])} in column {dst + 1}"
+                )
+        elif self.variant.empty_column is EmptyColumn.KINGS and RANK_OF[card] != KING:
+            raise IllegalMove(f"only a king may fill empty column {dst + 1}, not {card_text(card)}")
+
+    def apply(self, move: Move) -> Move:
+        """Play `move` if legal (IllegalMove otherwise); returns it with its size filled in."""
+        count = self.check(move)
+        board = self.board
+        if move.source_kind == COLUMN:
+            col = board.columns[move.source]
+            cards = col[-count:]
+            del col[-count:]
+        else:
+            cards = [board.cells[move.source]]
+            board.cells[move.source] = None
+        if move.dest_kind == FOUNDATION:
+            board.foundations[SUIT_OF[cards[0]]] += 1
+        elif move.dest_kind == CELL:
+            board.cells[move.dest] = cards[0]
+        else:
+            board.columns[move.dest].extend(cards)
+        return move if move.count == count else move.with_count(count)
+
+    # --- move generation --------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, each free-cell slot and run size separately, sizes explicit."""
+        board = self.board
+        v = self.variant
+        moves: list[Move] = []
+        free_slots = [i for i, c in enumerate(board.cells) if c is None]
+        sources: list[tuple[str, int, int]] = [
+            (COLUMN, i, col[-1]) for i, col in enumerate(board.columns) if col
+        ] + [(CELL, i, c) for i, c in enumerate(board.cells) if c is not None]
+
+        for kind, src, card in sources:
+            if self.can_go_home(card):
+                moves.append(Move(kind, src, FOUNDATION, 0, 1))
+            if kind == COLUMN:
+                moves.extend(Move(COLUMN, src, CELL, slot, 1) for slot in free_slots)
+            for dst, target in enumerate(board.columns):
+                if kind == COLUMN and dst == src:
+                    continue
+                if kind == CELL:
+                    if (self.fits_on(card, target[-1]) if target else self._may_fill(card)):
+                        moves.append(Move(CELL, src, COLUMN, dst, 1))
+                    continue
+                col = board.columns[src]
+                run = self.run_length(src)
+                limit = self.sequence_move_limit(dst)
+                for k in range(1, min(run, limit) + 1):
+                    base = col[-k]
+                    if target:
+                        if self.fits_on(base, target[-1]):
+                            moves.append(Move(COLUMN, src, COLUMN, dst, k))
+                    elif self._may_fill(base):
+                        moves.append(Move(COLUMN, src, COLUMN, dst, k))
+        return moves
+
+    def _may_fill(self, card: int) -> bool:
+        return self.variant.empty_column is EmptyColumn.ANY or RANK_OF[card] == KING
+
+    # --- sequence moves as single cards -------------------------------------------------
+
+    def expand(self, move: Move) -> list[Move]:
+        """The single-card moves that carry out `move` here, through empty cells and
+        columns. A single-card move expands to itself. The position is not changed.
+
+        Raises IllegalMove if `move` is illegal, and ValueError for a relaxed-rule run
+        too long to be done one card at a time.
+        """
+        count = self.check(move)
+        if count == 1:
+            return [move.with_count(1)]
+        board = self.board
+        cells = [i for i, c in enumerate(board.cells) if c is None]
+        # Under kings-only, empty columns cannot hold the parked cards.
+        columns = [
+            i for i, col in enumerate(board.columns)
+            if not col and i != move.dest and self.variant.empty_column is EmptyColumn.ANY
+        ]
+        if count > (1 + len(cells)) << len(columns):
+            raise ValueError(f"{format_move(move)} moves {count} cards, more than the free space allows one at a time")
+        out: list[Move] = []
+        _plan(count, move.source, move.dest, cells, columns, out)
+        return out
+
+
+def _plan(n: int, src: int, dst: int, cells: list[int], columns: list[int], out: list[Move]) -> None:
+    """Single-card moves carrying the last n cards of column src onto column dst.
+
+    With f free cells, n <= f + 1 cards go through the cells. Larger runs park their
+    upper part in an empty column first (itself a smaller sequence move with one
+    column fewer), move the rest, then bring the parked part over: the recursion
+    that gives the (1 + f) * 2^e limit.
+    """
+    if n <= len(cells) + 1:
+        parked = cells[: n - 1]
+        out.extend(Move(COLUMN, src, CELL, c, 1) for c in parked)
+        out.append(Move(COLUMN, src, COLUMN, dst, 1))
+        out.extend(Move(CELL, c, COLUMN, dst, 1) for c in reversed(parked))
+        return
+    spare, rest = columns[0], columns[1:]
+    half = (1 + len(cells)) << len(rest)
+    if n <= half:
+        _plan(n, src, dst, cells, rest, out)
+        return
+    upper = n - half
+    _plan(upper, src, spare, cells, rest, out)
+    _plan(n - upper, src, dst, cells, rest, out)
+    _plan(upper, spare, dst, cells, rest, out)
+
+
+def _cell_name(index: int) -> str:
+    return CELL_SYMBOLS[index] if index < len(CELL_SYMBOLS) else str(index)
+
+
+def _to(move: Move) -> str:
+    if move.source_kind == CELL:
+        return "from a free cell"
+    return "to a free cell" if move.dest_kind == CELL else "to the foundation"

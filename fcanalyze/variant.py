@@ -1,0 +1,160 @@
+"""Rule variants: free cells, columns, how columns build, what fills an empty column, sequence moves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from .errors import VariantError
+
+MIN_CELLS, MAX_CELLS = 0, 8
+MIN_COLUMNS, MAX_COLUMNS = 4, 10
+
+
+class Build(str, Enum):
+    """How a card may be placed on a column."""
+
+    ALTERNATE = "alternate"  # one rank lower, opposite colour (FreeCell)
+    SUIT = "suit"  # one rank lower, same suit (Baker's Game)
+
+
+class EmptyColumn(str, Enum):
+    """What may be moved into an empty column."""
+
+    ANY = "any"
+    KINGS = "kings"
+
+
+class SequenceMoves(str, Enum):
+    """How many cards may move from column to column in one move."""
+
+    SUPERMOVE = "supermove"  # up to (1 + empty cells) * 2^(empty columns)
+    SINGLE = "single"  # one card per move, always
+    RELAXED = "relaxed"  # any run, regardless of free space
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The rules a deal is played under. The defaults are classic FreeCell with 4 cells."""
+
+    cells: int = 4
+    columns: int = 8
+    build: Build = Build.ALTERNATE
+    empty_column: EmptyColumn = EmptyColumn.ANY
+    sequence_moves: SequenceMoves = SequenceMoves.SUPERMOVE
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cells, int) or not MIN_CELLS <= self.cells <= MAX_CELLS:
+            raise VariantError(f"free cells must be {MIN_CELLS}..{MAX_CELLS}, got {self.cells!r}")
+        if not isinstance(self.columns, int) or not MIN_COLUMNS <= self.columns <= MAX_COLUMNS:
+            raise VariantError(
+                f"columns must be {MIN_COLUMNS}..{MAX_COLUMNS}, got {self.columns!r}"
+            )
+        # Accept the plain strings too, so Variant(build="suit") works from Python.
+        object.__setattr__(self, "build", _enum(Build, self.build, "build"))
+        object.__setattr__(
+            self, "empty_column", _enum(EmptyColumn, self.empty_column, "empty")
+        )
+        object.__setattr__(
+            self, "sequence_moves", _enum(SequenceMoves, self.sequence_moves, "moves")
+        )
+
+    def with_cells(self, cells: int) -> Variant:
+        return replace(self, cells=cells)
+
+    @property
+    def name(self) -> str:
+        """Canonical name of the rules apart from the cell count, e.g. `freecell` or
+        `bakers-game,empty=kings`. `Variant.parse(v.name)` gives back `v` (with 4 cells)."""
+        best = None
+        for preset, rules in PRESETS.items():
+            overrides = _overrides(rules, self)
+            if best is None or len(overrides) < len(best[1]):
+                best = (preset, overrides)
+        assert best is not None
+        preset, overrides = best
+        return ",".join([preset] + [f"{k}={v}" for k, v in overrides])
+
+    def describe(self) -> str:
+        cells = "1 free cell" if self.cells == 1 else f"{self.cells} free cells"
+        return f"{self.name}, {cells}"
+
+    @classmethod
+    def parse(cls, spec: str, cells: int | None = None) -> Variant:
+        """A variant from a preset name and optional overrides.
+
+        Examples: `freecell`, `bakers-game`, `relaxed-freecell`,
+        `freecell,columns=10,empty=kings`, `build=suit,moves=single`.
+        Keys: columns (4..10), build (alternate|suit), empty (any|kings),
+        moves (supermove|single|relaxed), cells (0..8).
+        """
+        parts = [p.strip() for p in spec.split(",") if p.strip()]
+        if not parts:
+            raise VariantError("empty variant; try 'freecell' or 'bakers-game'")
+        rules: dict[str, object] = dict(PRESETS["freecell"])
+        if "=" not in parts[0]:
+            preset = parts.pop(0).lower()
+            if preset not in PRESETS:
+                raise VariantError(
+                    f"unknown variant {preset!r}; known: {', '.join(PRESETS)}"
+                    " (optionally with overrides like ',empty=kings')"
+                )
+            rules = dict(PRESETS[preset])
+        for part in parts:
+            key, sep, value = part.partition("=")
+            key, value = key.strip().lower(), value.strip().lower()
+            field = _KEYS.get(key)
+            if not sep or field is None:
+                raise VariantError(
+                    f"bad variant setting {part!r}; use key=value with keys "
+                    f"{', '.join(_KEYS)}"
+                )
+            if field in ("cells", "columns"):
+                try:
+                    rules[field] = int(value)
+                except ValueError:
+                    raise VariantError(f"{key} must be a number, got {value!r}") from None
+            else:
+                rules[field] = value
+        if cells is not None:
+            rules["cells"] = cells
+        return cls(**rules)  # type: ignore[arg-type]
+
+
+def _enum(kind, value, key):
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = "|".join(m.value for m in kind)
+        raise VariantError(f"{key} must be one of {allowed}, got {value!r}") from None
+
+
+_KEYS = {
+    "cells": "cells",
+    "columns": "columns",
+    "build": "build",
+    "empty": "empty_column",
+    "moves": "sequence_moves",
+}
+_KEY_OF_FIELD = {field: key for key, field in _KEYS.items()}
+
+PRESETS: dict[str, dict[str, object]] = {
+    "freecell": {},
+    "bakers-game": {"build": Build.SUIT},
+    "relaxed-freecell": {"sequence_moves": SequenceMoves.RELAXED},
+    "single-move-freecell": {"sequence_moves": SequenceMoves.SINGLE},
+}
+
+
+def _overrides(preset_rules: dict[str, object], variant: Variant) -> list[tuple[str, str]]:
+    """The key=value settings that turn `preset_rules` into `variant` (cells aside)."""
+    base = Variant(**preset_rules)  # type: ignore[arg-type]
+    out = []
+    for field in ("columns", "build", "empty_column", "sequence_moves"):
+        mine, theirs = getattr(variant, field), getattr(base, field)
+        if mine != theirs:
+            out.append((_KEY_OF_FIELD[field], str(getattr(mine, "value", mine))))
+    return out
+
+
+FREECELL = Variant()
