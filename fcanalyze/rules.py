@@ -240,8 +240,8 @@ class Position:
         for kind, src, card in sources:
             if self.can_go_home(card):
                 moves.append(Move(kind, src, FOUNDATION, 0, 1))
-            if kind == COLUMN:
-                moves.extend(Move(COLUMN, src, CELL, slot, 1) for slot in free_slots)
+            # A card may also go from one cell to another: legal, if never useful.
+            moves.extend(Move(kind, src, CELL, slot, 1) for slot in free_slots)
             for dst, target in enumerate(board.columns):
                 if kind == COLUMN and dst == src:
                     continue

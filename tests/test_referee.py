@@ -1,0 +1,213 @@
+"""The solution verifier: real solutions pass, and every corruption is caught at the right move."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DATA
+
+from fcanalyze import NotationError, Variant, microsoft_deal
+from fcanalyze.notation import (
+    CELL, COLUMN, FOUNDATION, Move, format_move, format_solution, parse_move, parse_solution,
+    solution_tokens,
+)
+from fcanalyze.referee import replay
+from fcanalyze.rules import IllegalMove, Position
+
+SOLUTIONS = {
+    "lg": (DATA / "ms1-4cells.fcsolve-lg.snx.txt").read_text(),
+    "tfts": (DATA / "ms1-4cells.fcsolve-tfts.snx.txt").read_text(),
+}
+FREECELL = Variant()
+
+
+def test_both_deal_one_solutions_verify_with_their_counts():
+    lg = replay(microsoft_deal(1), FREECELL, SOLUTIONS["lg"])
+    assert lg.won and lg.moves == 115
+    # 13v2, 26v4, 42v4, 78v6 say their size; 5 more moves without 'v' move 2+ cards.
+    assert lg.multi_card_moves == 9 and lg.single_card_moves == 106
+    assert lg.card_moves > lg.moves
+    tfts = replay(microsoft_deal(1), FREECELL, SOLUTIONS["tfts"])
+    assert tfts.won and (tfts.moves, tfts.multi_card_moves, tfts.card_moves) == (220, 0, 220)
+
+
+def test_single_card_expansion_counts_of_the_lg_solution():
+    pos = Position(microsoft_deal(1), FREECELL)
+    expanded = 0
+    for token in solution_tokens(SOLUTIONS["lg"]):
+        move = parse_move(token)
+        expanded += len(pos.expand(move))
+        pos.apply(move)
+    assert pos.is_won()
+    assert replay(microsoft_deal(1), FREECELL, SOLUTIONS["lg"]).card_moves == expanded
+
+
+def _corruptions(token: str, pos: Position):
+    """Every single-token change: another source, another destination, another size."""
+    variant = pos.variant
+    move = parse_move(token)
+    sources = [(COLUMN, i) for i in range(variant.columns)] + [(CELL, i) for i in range(variant.cells)]
+    dests = sources + [(FOUNDATION, 0)]
+    for kind, index in sources:
+        if (kind, index) != (move.source_kind, move.source):
+            yield format_move(move._replace(source_kind=kind, source=index))
+    for kind, index in dests:
+        if (kind, index) != (move.dest_kind, move.dest):
+            yield format_move(move._replace(dest_kind=kind, dest=index))
+    if move.source_kind == move.dest_kind == COLUMN:
+        count = pos.check(move)  # the size the move really has, written or inferred
+        base = token.split("v")[0]
+        yield f"{base}v{count + 1:x}"
+        if count > 1:
+            yield f"{base}v{count - 1:x}"
+
+
+def _legal_by_generation(pos: Position, token: str) -> bool:
+    """Is `token` legal here, judged by move generation instead of check()?"""
+    move = parse_move(token)
+    legal = pos.legal_moves()
+    if move.count is not None:
+        return move in legal
+    if move.dest_kind != COLUMN or move.source_kind == CELL or not pos.board.columns[move.dest]:
+        return move.with_count(1) in legal
+    return any(m[:4] == move[:4] for m in legal)  # onto a card, only one size can fit
+
+
+def _wins_by_generation(start: Position, tokens: list[str]) -> bool:
+    pos = start.copy()
+    for token in tokens:
+        if not _legal_by_generation(pos, token):
+            return False
+        pos.apply(parse_move(token))
+    return pos.is_won()
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_every_single_token_corruption_is_rejected_at_the_right_move(name):
+    tokens = solution_tokens(SOLUTIONS[name])
+    pos = Position(microsoft_deal(1), FREECELL)
+    tried = at_the_move = still_wins = 0
+    for i, token in enumerate(tokens):
+        changes = [(c, [c] + tokens[i + 1:]) for c in _corruptions(token, pos)]
+        if i + 1 < len(tokens):
+            changes.append((tokens[i + 1], tokens[i + 1:]))  # move i dropped
+        for first, rest in changes:
+            tried += 1
+            # The prefix is unchanged, so replay from the position before move i.
+            verdict = replay(pos.board, FREECELL, rest)
+            if verdict.won:
+                # A changed move can be another way to win (a card onto a card instead
+                # of into an empty column, say); confirm it through move generation.
+                assert _wins_by_generation(pos, rest), (name, i + 1, token, first)
+                still_wins += 1
+            if _legal_by_generation(pos, first):
+                assert verdict.failed_move is None or verdict.failed_move > 1
+            else:
+                at_the_move += 1
+                assert verdict.failed_move == 1, (i + 1, token, first, verdict)
+                assert verdict.token == first and verdict.reason
+        pos.apply(parse_move(token))
+    assert pos.is_won()
+    assert tried > 20 * len(tokens) and at_the_move > tried // 2 and still_wins < 10
+
+
+def test_dropping_the_last_move_is_not_a_win():
+    tokens = solution_tokens(SOLUTIONS["lg"])
+    verdict = replay(microsoft_deal(1), FREECELL, tokens[:-1])
+    assert not verdict.won and verdict.failed_move is None
+    assert "1 card(s) are not home" in verdict.reason
+    assert verdict.summary().startswith("NOT WON")
+
+
+def test_illegal_move_reports_index_token_and_reason():
+    tokens = solution_tokens(SOLUTIONS["lg"])
+    tokens[5] = "b3"  # was b2: the 8H in cell b does not go on column 3
+    verdict = replay(microsoft_deal(1), FREECELL, tokens)
+    assert verdict.failed_move == 6 and verdict.token == "b3"
+    assert verdict.summary() == "ILLEGAL: move 6 (b3): 8H does not go on 2H in column 3"
+    notation = replay(microsoft_deal(1), FREECELL, ["5a", "zz"])
+    assert notation.failed_move == 2 and "not a move" in notation.reason
+
+
+def test_a_board_is_not_changed_by_replay():
+    board = microsoft_deal(1)
+    before = board.copy()
+    replay(board, FREECELL, SOLUTIONS["lg"])
+    assert board == before
+
+
+def _fcsolve_rows():
+    for line in (DATA / "fcsolve_solutions.txt").read_text().splitlines():
+        if not line.startswith("#"):
+            deal, spec, cells, args, solution = line.split("\t")
+            yield int(deal), spec, int(cells), args, solution
+
+
+FCSOLVE = list(_fcsolve_rows())
+
+
+def test_fc_solve_solutions_under_many_variants_all_verify():
+    kinds = {(spec, cells) for _, spec, cells, _, _ in FCSOLVE}
+    assert len(FCSOLVE) > 150 and len(kinds) >= 7
+    for deal, spec, cells, args, solution in FCSOLVE:
+        variant = Variant.parse(spec, cells=cells)
+        verdict = replay(microsoft_deal(deal, variant), variant, solution)
+        assert verdict.won, (deal, spec, cells, args, verdict.summary())
+
+
+def test_variant_rules_really_differ_on_peer_solutions():
+    """Solutions that need their variant's rules fail under plain FreeCell's."""
+    failing = {}
+    for deal, spec, cells, _, solution in FCSOLVE:
+        if spec in ("relaxed-freecell", "bakers-game"):
+            plain = Variant(cells=cells)
+            verdict = replay(microsoft_deal(deal, plain), plain, solution)
+            failing.setdefault(spec, []).append(not verdict.won)
+    assert any(failing["relaxed-freecell"]) and any(failing["bakers-game"])
+
+
+@pytest.mark.parametrize(
+    "token,move",
+    [
+        ("3a", Move(COLUMN, 2, CELL, 0, None)),
+        ("a5", Move(CELL, 0, COLUMN, 4, None)),
+        ("1h", Move(COLUMN, 0, FOUNDATION, 0, None)),
+        ("54", Move(COLUMN, 4, COLUMN, 3, None)),
+        ("26v4", Move(COLUMN, 1, COLUMN, 5, 4)),
+        ("78va", Move(COLUMN, 6, COLUMN, 7, 10)),
+        ("0i", Move(COLUMN, 9, CELL, 7, None)),
+    ],
+)
+def test_notation_parses_and_prints_back(token, move):
+    assert parse_move(token) == move
+    assert format_move(move) == token
+
+
+@pytest.mark.parametrize("token", ["", "3", "3x", "h3", "hh", "26v", "26v0", "26vg", "3a4", "jj"])
+def test_bad_notation_is_refused(token):
+    with pytest.raises(NotationError):
+        parse_move(token)
+
+
+def test_solution_text_round_trips():
+    moves = parse_solution(SOLUTIONS["lg"])
+    assert format_solution(moves) == " ".join(SOLUTIONS["lg"].split())
+    with pytest.raises(NotationError, match="move 2: 'q9'"):
+        parse_solution("3a q9")
+
+
+def test_illegal_move_kinds_have_specific_reasons():
+    pos = Position(microsoft_deal(1), FREECELL)
+    cases = {
+        "ah": "free cell a is empty",
+        "9a": "there is no column 9",
+        "5e": "there is no free cell e",
+        "1h": "6S cannot go home yet: the foundation needs AS next",
+        "11": "column 1 is both source and destination",
+        "12": "nothing at the end of column 1 fits on 9C",
+        "12v2": "the last 2 cards of column 1 are not a run",
+        "1av2": "only one card at a time can move to a free cell",
+    }
+    for token, reason in cases.items():
+        with pytest.raises(IllegalMove) as err:
+            pos.check(parse_move(token))
+        assert reason in str(err.value), token
