@@ -98,7 +98,7 @@ def _starting_board(deal: str | None, board_file: str | None, variant: Variant) 
 
 def _emit_board(board: Board, fmt: str, extra: dict, ten: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps({**extra, **board.to_json()}, indent=2))
+        click.echo(json.dumps({**extra, **board.to_json()}))
     else:
         click.echo(board.to_text(ten), nl=False)
 

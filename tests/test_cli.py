@@ -1,0 +1,129 @@
+"""The command line: output, exit codes, and one-line errors for every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA, read_deal_vectors
+
+import fcanalyze
+
+LG = DATA / "ms1-4cells.fcsolve-lg.snx.txt"
+TFTS = DATA / "ms1-4cells.fcsolve-tfts.snx.txt"
+
+
+def test_deal_prints_the_board_byte_for_byte(run_cli):
+    vectors = read_deal_vectors()
+    for number in (1, 2**31, 2**32, 8589934591):
+        result = run_cli("deal", number)
+        assert result.exit_code == 0
+        assert result.stdout == vectors[number]
+
+
+def test_deal_json_layout(run_cli):
+    result = run_cli("deal", "617", "--format", "json", "--cells", "2")
+    layout = json.loads(result.stdout)
+    assert layout["deal"] == 617 and layout["cells"] == 2 and layout["variant"] == "freecell"
+    assert layout["columns"][0] == "7D TD TH KD 4C 4S JD".split()
+    assert layout["freecells"] == [None, None]
+
+
+def test_deal_with_tens_written_as_10(run_cli):
+    assert run_cli("deal", "1", "--tens", "10").stdout.splitlines()[1] == "2D KC KS 5C 10D 8S 9C"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["deal", "0"], "deal number 0 is out of range: Microsoft deals are 1..8,589,934,591"),
+        (["deal", "-5"], "deal number -5 is out of range"),
+        (["deal", "8589934592"], "deal number 8589934592 is out of range"),
+        (["deal", "12x"], "a deal number must be a whole number, got '12x'"),
+        (["deal", "1", "--cells", "9"], "9 is not in the range 0<=x<=8"),
+        (["deal", "1", "--variant", "spider"], "unknown variant 'spider'"),
+        (["deal", "1", "--variant", "freecell,columns=3"], "columns must be 4..10, got 3"),
+        (["deal", "1", "--variant", "freecell,empty=queens"], "empty must be one of any|kings"),
+        (["board", "/no/such/board"], "/no/such/board: no such file"),
+        (["verify", str(LG)], "give exactly one of --deal N or --board FILE"),
+        (["verify", "--deal", "1", "/no/such/solution"], "/no/such/solution: no such file"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_2(run_cli, args, message):
+    result = run_cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+
+
+def test_malformed_board_file_names_the_line(run_cli, tmp_path):
+    bad = tmp_path / "bad.board"
+    bad.write_text((DATA / "ms1.board").read_text().replace("QS", "QX"))
+    result = run_cli("board", bad)
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {bad}, line 4: unknown card 'QX'; cards are written like AS, TD or 10D, KH\n"
+
+
+def test_board_command_normalises(run_cli, tmp_path):
+    f = tmp_path / "b.board"
+    f.write_text("".join(": " + line.replace("T", "10") + "\n" for line in (DATA / "ms1.board").read_text().splitlines()))
+    result = run_cli("board", f)
+    assert result.exit_code == 0 and result.stdout == (DATA / "ms1.board").read_text()
+
+
+def test_verify_ok_with_counts(run_cli):
+    result = run_cli("verify", "--deal", "1", LG)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "deal 1 (freecell, 4 free cells): OK: wins in 115 moves (106 single-card, "
+        "9 multi-card); 159 single-card moves with sequence moves expanded\n"
+    )
+    assert run_cli("verify", "--deal", "1", TFTS).exit_code == 0
+
+
+def test_verify_from_a_board_file_and_stdin(run_cli):
+    result = run_cli("verify", "--board", DATA / "ms1.board", "-", input=LG.read_text())
+    assert result.exit_code == 0 and "OK: wins in 115 moves" in result.stdout
+
+
+def test_verify_reports_the_first_illegal_move_and_exits_1(run_cli, tmp_path):
+    tokens = LG.read_text().split()
+    tokens[10] = "59"
+    bad = tmp_path / "bad.txt"
+    bad.write_text(" ".join(tokens))
+    result = run_cli("verify", "--deal", "1", bad)
+    assert result.exit_code == 1
+    assert result.stdout == "deal 1 (freecell, 4 free cells): ILLEGAL: move 11 (59): there is no column 9 (8 columns)\n"
+
+
+def test_verify_with_fewer_cells_fails_where_the_cells_run_out(run_cli):
+    result = run_cli("verify", "--deal", "1", "--cells", "3", LG)
+    assert result.exit_code == 1
+    assert "ILLEGAL: move 4 (5d): there is no free cell d (3 free cells)" in result.stdout
+
+
+def test_verify_unfinished_solution_exits_1(run_cli, tmp_path):
+    short = tmp_path / "short.txt"
+    short.write_text(" ".join(LG.read_text().split()[:50]))
+    result = run_cli("verify", "--deal", "1", short)
+    assert result.exit_code == 1 and "NOT WON: all 50 moves are legal" in result.stdout
+
+
+@pytest.mark.parametrize("entry", [["fcanalyze"], [sys.executable, "-m", "fcanalyze"]])
+def test_installed_entry_points(entry):
+    version = subprocess.run([*entry, "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == f"fcanalyze, version {fcanalyze.__version__}"
+    bad = subprocess.run([*entry, "deal", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.count("\n") == 1
+
+
+def test_help_explains_every_command(run_cli):
+    top = run_cli("--help").stdout
+    for command in ("deal", "board", "verify"):
+        assert command in top
+        assert run_cli(command, "-h").exit_code == 0
