@@ -1,6 +1,13 @@
 """fcanalyze: decide, measure and compare Microsoft FreeCell deals across free-cell counts."""
 
-from ._engine import __version__
+try:
+    from ._engine import __version__
+except ImportError as e:  # pragma: no cover - only without a build
+    raise ImportError(
+        "fcanalyze's Rust engine (fcanalyze._engine) is not built here. Install with "
+        "'pip install .' and run from outside the source tree, or use 'pip install -e .' "
+        "to build it in place."
+    ) from e
 from .board import Board, format_board, parse_board
 from .cards import card_text, parse_card
 from .deals import LAST_DEAL, microsoft_deal

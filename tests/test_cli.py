@@ -114,10 +114,11 @@ def test_verify_unfinished_solution_exits_1(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("entry", [["fcanalyze"], [sys.executable, "-m", "fcanalyze"]])
-def test_installed_entry_points(entry):
-    version = subprocess.run([*entry, "--version"], capture_output=True, text=True, check=True)
+def test_installed_entry_points(entry, tmp_path):
+    # From another directory: in the source tree `python -m` would import the unbuilt sources.
+    version = subprocess.run([*entry, "--version"], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert version.stdout.strip() == f"fcanalyze, version {fcanalyze.__version__}"
-    bad = subprocess.run([*entry, "deal", "0"], capture_output=True, text=True)
+    bad = subprocess.run([*entry, "deal", "0"], capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.count("\n") == 1
 
