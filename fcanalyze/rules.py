@@ -135,7 +135,7 @@ class Position:
         count = move.count
         if move.dest_kind != COLUMN or kind == CELL:
             if count not in (None, 1):
-                raise IllegalMove(f"only one card at a time can move {_to(move)}")
+                raise IllegalMove(f"only one card at a time can move {_single_card_route(move)}")
             count = 1
 
         if move.dest_kind == FOUNDATION:
@@ -319,7 +319,7 @@ def _cell_name(index: int) -> str:
     return CELL_SYMBOLS[index] if index < len(CELL_SYMBOLS) else str(index)
 
 
-def _to(move: Move) -> str:
+def _single_card_route(move: Move) -> str:
     if move.source_kind == CELL:
         return "from a free cell"
     return "to a free cell" if move.dest_kind == CELL else "to the foundation"
