@@ -12,6 +12,7 @@ from .board import Board, format_board, parse_board
 from .cards import card_text, parse_card
 from .deals import LAST_DEAL, microsoft_deal
 from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
+from .solve import SolveResult, solve
 from .variant import FREECELL, Variant
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "microsoft_deal",
     "parse_board",
     "parse_card",
+    "solve",
 ]

@@ -1,3 +1,20 @@
 """Type stub for the Rust engine built from engine/ (fcanalyze._engine)."""
 
 __version__: str
+DEFAULT_MAX_MEMORY: int
+
+def solve(
+    columns: list[list[int]],
+    cells: list[int | None],
+    home: list[int],
+    *,
+    n_cells: int,
+    n_columns: int,
+    same_suit: bool = False,
+    kings_only: bool = False,
+    sequence_moves: str = "supermove",
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    max_memory: int | None = None,
+) -> dict:
+    """Decide a position; see fcanalyze.solve for the meaning of the result."""

@@ -4,6 +4,11 @@
 //! `python` feature that maturin turns on.
 
 pub mod card;
+pub mod moves;
+pub mod rules;
+pub mod search;
+pub mod state;
+pub mod visited;
 
 #[cfg(feature = "python")]
 mod python;

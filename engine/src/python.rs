@@ -1,9 +1,91 @@
 //! The Python bindings, imported as `fcanalyze._engine`; the only module that knows pyo3.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::rules::{Rules, SequenceMoves, MAX_CELLS, MAX_COLUMNS};
+use crate::search::{self, Budget, Status};
+use crate::state::State;
+
+/// Decide a position. Cards are numbered (rank - 1) * 4 + suit, suits in CDHS order.
+///
+/// Returns a dict: status ("solved", "unsolvable", "unknown"), limit (the budget that
+/// stopped an unknown, else None), solution (standard-notation moves, foundation moves
+/// included), nodes, states, max_depth, peak_memory (bytes), seconds.
+/// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
+#[pyfunction]
+#[pyo3(signature = (columns, cells, home, *, n_cells, n_columns, same_suit=false, kings_only=false,
+                    sequence_moves="supermove", max_nodes=None, max_seconds=None, max_memory=None))]
+#[allow(clippy::too_many_arguments)]
+fn solve<'py>(
+    py: Python<'py>,
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    n_cells: usize,
+    n_columns: usize,
+    same_suit: bool,
+    kings_only: bool,
+    sequence_moves: &str,
+    max_nodes: Option<u64>,
+    max_seconds: Option<f64>,
+    max_memory: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sequence_moves = match sequence_moves {
+        "supermove" => SequenceMoves::Supermove,
+        "single" => SequenceMoves::Single,
+        "relaxed" => SequenceMoves::Relaxed,
+        other => return Err(PyValueError::new_err(format!("unknown sequence_moves {other:?}"))),
+    };
+    if n_cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&n_columns) {
+        return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
+    }
+    let rules = Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves };
+    let start = State::new(&rules, &columns, &cells, home).map_err(|e| PyValueError::new_err(e.0))?;
+    let defaults = Budget::default();
+    let budget = Budget {
+        max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
+        max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
+        max_memory: max_memory.unwrap_or(defaults.max_memory),
+    };
+
+    let mut pending: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let mut interrupted = || match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                pending = Some(e);
+                true
+            }
+        };
+        search::solve(&start, &rules, budget, &mut interrupted)
+    });
+    if let Some(err) = pending {
+        return Err(err);
+    }
+
+    let out = PyDict::new(py);
+    let (status, limit) = match outcome.status {
+        Status::Solved => ("solved", None),
+        Status::Unsolvable => ("unsolvable", None),
+        Status::Unknown(limit) => ("unknown", Some(limit.name())),
+    };
+    out.set_item("status", status)?;
+    out.set_item("limit", limit)?;
+    out.set_item("solution", outcome.solution.iter().map(|m| m.to_string()).collect::<Vec<_>>())?;
+    out.set_item("nodes", outcome.nodes)?;
+    out.set_item("states", outcome.states)?;
+    out.set_item("max_depth", outcome.max_depth)?;
+    out.set_item("peak_memory", outcome.peak_memory)?;
+    out.set_item("seconds", outcome.seconds)?;
+    Ok(out)
+}
 
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", crate::VERSION)?;
+    m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
     Ok(())
 }

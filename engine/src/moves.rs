@@ -1,0 +1,178 @@
+//! Move generation: every move that can lead somewhere new, up to column and cell symmetry.
+
+use crate::card::Card;
+use crate::rules::{Rules, SequenceMoves};
+use crate::state::{Move, Place, State};
+
+/// Appends the moves worth trying from `s` to `out`.
+///
+/// Single-card moves are always generated, so the search stays complete over them.
+/// With `sequences`, runs of several cards are added too: as shortcuts under the
+/// supermove rule (within its limit), and as the genuinely extra moves they are
+/// under the relaxed rule, where they are always generated.
+///
+/// Of several empty cells, or several empty columns, only the first is a destination:
+/// the others lead to positions that differ only in the order of cells or columns,
+/// which the canonical fingerprint treats as the same position. Moving a whole column
+/// into an empty one is skipped for the same reason.
+pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) {
+    let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
+    let ncols = rules.columns;
+    let empty_cells = s.empty_cells(rules);
+    let first_cell = s.first_empty_cell(rules);
+    let first_empty_col = (0..ncols).find(|&i| s.len(i) == 0);
+    let empty_cols = (0..ncols).filter(|&i| s.len(i) == 0).count();
+
+    // To the foundations.
+    for i in 0..ncols {
+        if let Some(c) = s.top(i) {
+            if s.can_go_home(c) {
+                out.push(Move::new(Place::Column(i as u8), Place::Home, 1));
+            }
+        }
+    }
+    for slot in 0..rules.cells {
+        if let Some(c) = s.cell(slot) {
+            if s.can_go_home(c) {
+                out.push(Move::new(Place::Cell(slot as u8), Place::Home, 1));
+            }
+        }
+    }
+
+    // Column to column.
+    let limit_onto_card = rules.sequence_limit(empty_cells, empty_cols);
+    let limit_into_empty = rules.sequence_limit(empty_cells, empty_cols.saturating_sub(1));
+    for src in 0..ncols {
+        let cards = s.column(src);
+        let Some(&top) = cards.last() else { continue };
+        let top = card(top);
+        let run = if sequences { s.run_length(rules, src) } else { 1 };
+        for dst in 0..ncols {
+            if dst == src {
+                continue;
+            }
+            match s.top(dst) {
+                Some(target) => {
+                    // Only one card of a run can fit on a given card: the one a rank lower.
+                    let k = usize::from(target.rank()).wrapping_sub(usize::from(top.rank()));
+                    if (1..=run.min(limit_onto_card)).contains(&k)
+                        && rules.fits(card(cards[cards.len() - k]), target)
+                    {
+                        out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
+                    }
+                }
+                None if Some(dst) == first_empty_col => {
+                    let most = run.min(limit_into_empty).min(cards.len() - 1);
+                    for k in 1..=most {
+                        if rules.may_fill_empty(card(cards[cards.len() - k])) {
+                            out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    // Cell to column.
+    for slot in 0..rules.cells {
+        let Some(c) = s.cell(slot) else { continue };
+        for dst in 0..ncols {
+            let ok = match s.top(dst) {
+                Some(target) => rules.fits(c, target),
+                None => Some(dst) == first_empty_col && rules.may_fill_empty(c),
+            };
+            if ok {
+                out.push(Move::new(Place::Cell(slot as u8), Place::Column(dst as u8), 1));
+            }
+        }
+    }
+
+    // Column to a cell.
+    if let Some(slot) = first_cell {
+        for src in 0..ncols {
+            if s.len(src) > 0 {
+                out.push(Move::new(Place::Column(src as u8), Place::Cell(slot as u8), 1));
+            }
+        }
+    }
+}
+
+#[inline]
+fn card(c: u8) -> Card {
+    Card::from_index(c).unwrap_or_else(|| unreachable!("no card {c}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols(text: &str) -> Vec<Vec<u8>> {
+        text.lines()
+            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
+            .collect()
+    }
+
+    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
+                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
+                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
+
+    fn names(moves: &[Move]) -> Vec<String> {
+        let mut v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn deal_one_opening_moves() {
+        let rules = Rules::FREECELL;
+        let s = State::new(&rules, &cols(MS1), &[None; 4], [0; 4]).unwrap();
+        let mut out = vec![];
+        generate(&s, &rules, true, &mut out);
+        // Onto a card: 6H? no. 8C on 9? 9 tops: 9C (col 2) is black; 8H would fit, not 8C.
+        // Tops: 6S 9C 2H 6H 6C 3D 8C TC. Red 8s/9s absent at tops: no column moves.
+        // So: eight moves to cell a and nothing else.
+        assert_eq!(names(&out), vec!["1a", "2a", "3a", "4a", "5a", "6a", "7a", "8a"]);
+    }
+
+    #[test]
+    fn runs_move_as_one_within_the_limit_and_only_first_empty_targets() {
+        let rules = Rules::FREECELL;
+        // Column 1 holds a run 9S 8H 7C; column 2 is topped by TH; columns 6..8 are empty.
+        let mut c = cols("KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
+                          AH 2H 3H 4H 5H 6H 7H 9H JH QH KH AC 2C 3C 4C 5C 6C 8C 9C TC JC QC KC\n\
+                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD");
+        c.resize(8, vec![]);
+        let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
+        let mut out = vec![];
+        generate(&s, &rules, true, &mut out);
+        let names = names(&out);
+        assert!(names.contains(&"12v3".to_string()), "{names:?}");
+        // Into the first empty column only (column 6), 1..3 cards of the run.
+        for k in ["16", "16v2", "16v3"] {
+            assert!(names.contains(&k.to_string()), "{k} missing from {names:?}");
+        }
+        assert!(!names.iter().any(|n| n.starts_with("17") || n.starts_with("18")));
+        // Singles only: 12v3 is not generated, 17C to column 2 does not fit.
+        let mut singles = vec![];
+        generate(&s, &rules, false, &mut singles);
+        assert!(singles.iter().all(|m| m.count == 1));
+        assert!(!crate::moves::tests::names(&singles).contains(&"12v3".to_string()));
+    }
+
+    #[test]
+    fn kings_only_and_same_suit_rules() {
+        let rules = Rules { kings_only: true, same_suit: true, ..Rules::FREECELL };
+        let mut c = cols("QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
+                          AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC\n\
+                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD KD");
+        c.resize(8, vec![]);
+        let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
+        let mut out = vec![];
+        generate(&s, &rules, true, &mut out);
+        let names = names(&out);
+        assert!(names.contains(&"16".to_string()), "KS may fill an empty column");
+        assert!(!names.contains(&"26".to_string()), "JD may not");
+        assert!(!names.contains(&"21".to_string()), "JD does not go on KS");
+    }
+}

@@ -1,0 +1,477 @@
+//! The search: a best-first pass to find solutions fast, then an exhaustive one to settle the rest.
+//!
+//! Both passes play safe foundation moves at once and merge positions by canonical
+//! fingerprint; neither prunes anything else, so a search that runs out of positions
+//! has proved the deal lost. The first pass is bounded; the second is a depth-first
+//! search over single-card moves (plus runs, under the relaxed rule, where they are
+//! real moves) that ends only with a win, exhaustion, or a budget.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+use crate::card::Card;
+use crate::moves::generate;
+use crate::rules::Rules;
+use crate::state::{Move, Played, State};
+use crate::visited::{FingerprintSet, OutOfMemory};
+
+/// Which budget stopped a search that did not settle its deal.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Limit {
+    Nodes,
+    Seconds,
+    Memory,
+    Interrupted,
+}
+
+impl Limit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Nodes => "nodes",
+            Limit::Seconds => "seconds",
+            Limit::Memory => "memory",
+            Limit::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Status {
+    Solved,
+    Unsolvable,
+    Unknown(Limit),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub max_nodes: u64,
+    pub max_seconds: f64,
+    pub max_memory: usize,
+}
+
+impl Default for Budget {
+    /// 8 GiB: two workers fit a 24 GiB machine with room for Python and the OS.
+    fn default() -> Budget {
+        Budget { max_nodes: u64::MAX, max_seconds: f64::INFINITY, max_memory: 8 << 30 }
+    }
+}
+
+/// What a search found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub status: Status,
+    /// Every move from the start, foundation moves included; empty unless solved.
+    pub solution: Vec<Move>,
+    /// Positions expanded.
+    pub nodes: u64,
+    /// Distinct positions stored.
+    pub states: u64,
+    /// Deepest search path, in moves chosen (automatic foundation moves not counted).
+    pub max_depth: u32,
+    /// Most bytes the search's own structures held at once.
+    pub peak_memory: usize,
+    pub seconds: f64,
+}
+
+/// How big the best-first pass may grow before the exhaustive pass takes over.
+const BEST_FIRST_STATES: usize = 150_000;
+/// How often budgets and interrupts are checked, in nodes.
+const CHECK_EVERY: u64 = 1024;
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
+struct Meter<'a> {
+    budget: Budget,
+    start: Instant,
+    last_poll: Instant,
+    interrupted: &'a mut dyn FnMut() -> bool,
+    nodes: u64,
+    max_depth: u32,
+    peak_memory: usize,
+}
+
+impl Meter<'_> {
+    /// Counts one expanded node; says which budget, if any, is spent.
+    #[inline]
+    fn tick(&mut self, depth: u32) -> Option<Limit> {
+        self.nodes += 1;
+        self.max_depth = self.max_depth.max(depth);
+        if self.nodes >= self.budget.max_nodes {
+            return Some(Limit::Nodes);
+        }
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            let now = Instant::now();
+            if now.duration_since(self.start).as_secs_f64() >= self.budget.max_seconds {
+                return Some(Limit::Seconds);
+            }
+            if now.duration_since(self.last_poll) >= INTERRUPT_POLL {
+                self.last_poll = now;
+                if (self.interrupted)() {
+                    return Some(Limit::Interrupted);
+                }
+            }
+        }
+        None
+    }
+
+    fn memory(&mut self, bytes: usize) -> Option<Limit> {
+        self.peak_memory = self.peak_memory.max(bytes);
+        (bytes > self.budget.max_memory).then_some(Limit::Memory)
+    }
+}
+
+/// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
+/// times a second; when it says true the search stops with `Limit::Interrupted`.
+pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
+    let begin = Instant::now();
+    let mut meter = Meter {
+        budget,
+        start: begin,
+        last_poll: begin,
+        interrupted,
+        nodes: 0,
+        max_depth: 0,
+        peak_memory: 0,
+    };
+    let mut root = start.clone();
+    let mut opening = vec![];
+    root.autoplay(rules, &mut opening);
+
+    let (status, path, states) = match best_first(&root, rules, &mut meter) {
+        Pass::Settled(status, path, states) => (status, path, states),
+        Pass::Undecided(states) => {
+            let (status, path, more) = depth_first(&root, rules, &mut meter);
+            (status, path, states + more)
+        }
+    };
+    let solution = if status == Status::Solved {
+        opening.iter().chain(path.iter()).map(|p| p.m).collect()
+    } else {
+        vec![]
+    };
+    Outcome {
+        status,
+        solution,
+        nodes: meter.nodes,
+        states: states as u64,
+        max_depth: meter.max_depth,
+        peak_memory: meter.peak_memory,
+        seconds: begin.elapsed().as_secs_f64(),
+    }
+}
+
+enum Pass {
+    Settled(Status, Vec<Played>, usize),
+    Undecided(usize),
+}
+
+/// Lower is more promising: cards still out, cards covering the next cards each suit
+/// needs, cards covering lower cards, less free space.
+fn score(s: &State, rules: &Rules) -> i32 {
+    let home = s.home();
+    let out = (Card::COUNT - s.cards_home()) as i32;
+    let mut buried = 0i32;
+    let mut disorder = 0i32;
+    for i in 0..rules.columns {
+        let cards = s.column(i);
+        let mut lowest = u8::MAX;
+        for (depth, &c) in cards.iter().enumerate() {
+            let card = Card::from_index(c).unwrap_or_else(|| unreachable!());
+            let rank = card.rank();
+            if rank > lowest {
+                disorder += 1;
+            }
+            lowest = lowest.min(rank);
+            if home[usize::from(card.suit())] + 1 == rank {
+                buried += (cards.len() - 1 - depth) as i32;
+            }
+        }
+    }
+    let w = weights();
+    let free = s.empty_cells(rules) as i32 * w[3] + w[4] * s.empty_columns(rules) as i32;
+    out * w[0] + buried * w[1] + disorder * w[2] - free
+}
+
+fn weights() -> [i32; 6] {
+    static W: std::sync::OnceLock<[i32; 6]> = std::sync::OnceLock::new();
+    *W.get_or_init(|| {
+        let v: Vec<i32> = std::env::var("FCA_W").unwrap_or("8,3,2,2,4,0".into()).split(',').map(|x| x.parse().unwrap()).collect();
+        [v[0], v[1], v[2], v[3], v[4], v[5]]
+    })
+}
+
+struct Node {
+    state: State,
+    parent: u32,
+    /// Moves from the parent into this node: one chosen move, then automatic ones.
+    moves: Vec<Played>,
+    depth: u32,
+}
+
+fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
+    let mut seen = FingerprintSet::new(meter.budget.max_memory);
+    if root.is_won() {
+        return Pass::Settled(Status::Solved, vec![], 1);
+    }
+    let _ = seen.insert(root.fingerprint(rules));
+    let mut nodes = vec![Node { state: root.clone(), parent: u32::MAX, moves: vec![], depth: 0 }];
+    let mut open = BinaryHeap::new();
+    open.push((Reverse(score(root, rules)), 0u32));
+    let mut moves = Vec::with_capacity(64);
+    let node_bytes = std::mem::size_of::<Node>() + 4 * std::mem::size_of::<Played>();
+
+    while let Some((_, id)) = open.pop() {
+        let depth = nodes[id as usize].depth;
+        if let Some(limit) = meter.tick(depth) {
+            return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+        }
+        moves.clear();
+        generate(&nodes[id as usize].state, rules, true, &mut moves);
+        for &m in &moves {
+            let mut child = nodes[id as usize].state.clone();
+            let mut played = vec![child.play(m)];
+            child.autoplay(rules, &mut played);
+            match seen.insert(child.fingerprint(rules)) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(OutOfMemory) => return Pass::Settled(Status::Unknown(Limit::Memory), vec![], seen.len()),
+            }
+            let won = child.is_won();
+            nodes.push(Node { state: child, parent: id, moves: played, depth: depth + 1 });
+            let child_id = (nodes.len() - 1) as u32;
+            if won {
+                return Pass::Settled(Status::Solved, path_to(&nodes, child_id), seen.len());
+            }
+            open.push((Reverse(score(&nodes[child_id as usize].state, rules) + weights()[5] * (depth as i32 + 1)), child_id));
+        }
+        if let Some(limit) = meter.memory(nodes.len() * node_bytes + open.len() * 8 + seen.bytes()) {
+            return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+        }
+        if seen.len() >= BEST_FIRST_STATES {
+            return Pass::Undecided(seen.len());
+        }
+    }
+    // Every position reachable was expanded, with every single-card move among the moves.
+    Pass::Settled(Status::Unsolvable, vec![], seen.len())
+}
+
+fn path_to(nodes: &[Node], mut id: u32) -> Vec<Played> {
+    let mut segments = vec![];
+    while id != 0 {
+        let node = &nodes[id as usize];
+        segments.push(&node.moves);
+        id = node.parent;
+    }
+    segments.into_iter().rev().flatten().copied().collect()
+}
+
+/// One level of the depth-first search: the moves to try here, and how we got here.
+struct Frame {
+    /// Index in `played` where the moves into this position start.
+    entered_at: usize,
+    /// This frame's moves are `moves[begin..end]`; those from `next` on are untried.
+    begin: usize,
+    next: usize,
+    end: usize,
+}
+
+fn depth_first(root: &State, rules: &Rules, meter: &mut Meter) -> (Status, Vec<Played>, usize) {
+    let mut seen = FingerprintSet::new(meter.budget.max_memory);
+    let mut state = root.clone();
+    let _ = seen.insert(state.fingerprint(rules));
+    let mut played: Vec<Played> = vec![];
+    let mut moves: Vec<Move> = vec![];
+    let mut frames: Vec<Frame> = vec![];
+    let mut scratch = Vec::with_capacity(64);
+
+    push_frame(&state, rules, 0, &mut moves, &mut frames, &mut scratch);
+    while let Some(frame) = frames.last_mut() {
+        if frame.next == frame.end {
+            let (entered_at, begin) = (frame.entered_at, frame.begin);
+            frames.pop();
+            moves.truncate(begin);
+            undo_to(&mut state, &mut played, entered_at);
+            continue;
+        }
+        let m = moves[frame.next];
+        frame.next += 1;
+        let mark = played.len();
+        played.push(state.play(m));
+        state.autoplay(rules, &mut played);
+        let fresh = match seen.insert(state.fingerprint(rules)) {
+            Ok(fresh) => fresh,
+            Err(OutOfMemory) => return (Status::Unknown(Limit::Memory), vec![], seen.len()),
+        };
+        if !fresh {
+            undo_to(&mut state, &mut played, mark);
+            continue;
+        }
+        if state.is_won() {
+            return (Status::Solved, played, seen.len());
+        }
+        if let Some(limit) = meter.tick(frames.len() as u32) {
+            return (Status::Unknown(limit), vec![], seen.len());
+        }
+        if meter.nodes.is_multiple_of(CHECK_EVERY) {
+            let bytes = seen.bytes()
+                + moves.capacity() * std::mem::size_of::<Move>()
+                + played.capacity() * std::mem::size_of::<Played>()
+                + frames.capacity() * std::mem::size_of::<Frame>();
+            if let Some(limit) = meter.memory(bytes) {
+                return (Status::Unknown(limit), vec![], seen.len());
+            }
+        }
+        push_frame(&state, rules, mark, &mut moves, &mut frames, &mut scratch);
+    }
+    meter.memory(seen.bytes());
+    (Status::Unsolvable, vec![], seen.len())
+}
+
+fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
+    while played.len() > len {
+        let p = played.pop().unwrap_or_else(|| unreachable!());
+        state.undo(p);
+    }
+}
+
+/// Generates the moves from `state`, most promising first, onto the moves stack.
+fn push_frame(
+    state: &State,
+    rules: &Rules,
+    entered_at: usize,
+    moves: &mut Vec<Move>,
+    frames: &mut Vec<Frame>,
+    scratch: &mut Vec<Move>,
+) {
+    scratch.clear();
+    generate(state, rules, false, scratch);
+    scratch.sort_by_key(|&m| priority(m));
+    let begin = moves.len();
+    moves.extend_from_slice(scratch);
+    frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
+}
+
+/// Cheap move ordering for the depth-first pass: home first, then building on cards,
+/// then freeing cells, then into empty columns, then into cells.
+fn priority(m: Move) -> u8 {
+    use crate::state::Place::*;
+    match (m.from, m.to) {
+        (_, Home) => 0,
+        (Cell(_), Column(_)) => 1,
+        (Column(_), Column(_)) => 2,
+        (_, Cell(_)) => 4,
+        _ => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::SequenceMoves;
+    use crate::state::Place;
+
+    fn cols(text: &str) -> Vec<Vec<u8>> {
+        text.lines()
+            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
+            .collect()
+    }
+
+    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
+                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
+                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
+    const MS11982: &str = "AH 3D KD JC 6C JD KC\nAS 3H 6H 5D 2C 7D 8D\n4H QS 5S 5C TH 8H 2S\n\
+                           AC QC 4D 8C QH 9C 3S\n2D 8S 9H 9D 6D 2H\n6S 7H JH TD TC QD\n\
+                           TS AD 9S KH 4S 4C\nJS KS 3C 7C 7S 5H";
+
+    /// Replays a solution with the engine's own move checks (the Python referee is the
+    /// independent judge; this only guards the engine's bookkeeping).
+    fn replays_to_a_win(start: &State, rules: &Rules, solution: &[Move]) -> bool {
+        let mut s = start.clone();
+        for &m in solution {
+            let mut legal = vec![];
+            generate(&s, rules, true, &mut legal);
+            // Moves to other empty cells/columns than the first are legal too.
+            let ok = legal.contains(&m)
+                || legal.iter().any(|l| l.from == m.from && l.count == m.count && same_kind(l.to, m.to) && is_empty(&s, m.to));
+            if !ok {
+                return false;
+            }
+            s.apply(m);
+        }
+        s.is_won()
+    }
+
+    fn same_kind(a: Place, b: Place) -> bool {
+        matches!((a, b), (Place::Cell(_), Place::Cell(_)) | (Place::Column(_), Place::Column(_)) | (Place::Home, Place::Home))
+    }
+
+    fn is_empty(s: &State, p: Place) -> bool {
+        match p {
+            Place::Cell(i) => s.cell(usize::from(i)).is_none(),
+            Place::Column(i) => s.len(usize::from(i)) == 0,
+            Place::Home => false,
+        }
+    }
+
+    fn never() -> impl FnMut() -> bool {
+        || false
+    }
+
+    #[test]
+    fn deal_one_is_solved_with_a_solution_that_replays() {
+        let rules = Rules::FREECELL;
+        let s = State::new(&rules, &cols(MS1), &[None; 4], [0; 4]).unwrap();
+        let out = solve(&s, &rules, Budget::default(), &mut never());
+        assert_eq!(out.status, Status::Solved);
+        assert!(replays_to_a_win(&s, &rules, &out.solution));
+        assert!(out.nodes > 0 && out.states > 0);
+    }
+
+    #[test]
+    fn deal_11982_is_proved_unsolvable_and_deal_one_too_with_two_cells() {
+        let rules = Rules::FREECELL;
+        let s = State::new(&rules, &cols(MS11982), &[None; 4], [0; 4]).unwrap();
+        let out = solve(&s, &rules, Budget::default(), &mut never());
+        assert_eq!(out.status, Status::Unsolvable);
+        assert!(out.solution.is_empty());
+    }
+
+    #[test]
+    fn budgets_give_unknown_with_their_limit() {
+        let rules = Rules::FREECELL;
+        let s = State::new(&rules, &cols(MS11982), &[None; 4], [0; 4]).unwrap();
+        let few = Budget { max_nodes: 100, ..Budget::default() };
+        assert_eq!(solve(&s, &rules, few, &mut never()).status, Status::Unknown(Limit::Nodes));
+        let small = Budget { max_memory: 100_000, ..Budget::default() };
+        assert_eq!(solve(&s, &rules, small, &mut never()).status, Status::Unknown(Limit::Memory));
+        let mut calls = 0;
+        let mut stop = || {
+            calls += 1;
+            true
+        };
+        let out = solve(&s, &rules, Budget { max_seconds: f64::INFINITY, ..Budget::default() }, &mut stop);
+        // Polled only every 100 ms: a search that ends sooner is not interrupted.
+        assert!(matches!(out.status, Status::Unknown(Limit::Interrupted) | Status::Unsolvable));
+    }
+
+    #[test]
+    fn same_input_same_counters() {
+        let rules = Rules::FREECELL.with_cells(2);
+        let s = State::new(&rules, &cols(MS1), &[None; 2], [0; 4]).unwrap();
+        let a = solve(&s, &rules, Budget::default(), &mut never());
+        let b = solve(&s, &rules, Budget::default(), &mut never());
+        assert_eq!((a.status, a.nodes, a.states, a.max_depth), (b.status, b.nodes, b.states, b.max_depth));
+        assert_eq!(a.solution, b.solution);
+    }
+
+    #[test]
+    fn relaxed_rules_search_runs_in_the_exhaustive_pass() {
+        let rules = Rules { sequence_moves: SequenceMoves::Relaxed, ..Rules::FREECELL.with_cells(1) };
+        let s = State::new(&rules, &cols(MS1), &[None; 1], [0; 4]).unwrap();
+        let out = solve(&s, &rules, Budget::default(), &mut never());
+        assert_ne!(out.status, Status::Unknown(Limit::Nodes));
+        if out.status == Status::Solved {
+            assert!(replays_to_a_win(&s, &rules, &out.solution));
+        }
+    }
+}

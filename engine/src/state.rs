@@ -1,0 +1,547 @@
+//! A FreeCell position, moves on it, safe automatic moves, and its canonical 128-bit fingerprint.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::card::Card;
+use crate::rules::{Rules, MAX_CELLS, MAX_COLUMNS};
+
+/// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top.
+pub const MAX_HEIGHT: usize = 26;
+const NO_CARD: u8 = 0xFF;
+
+/// A place cards move between: a column, a free cell, or the foundations.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Place {
+    Column(u8),
+    Cell(u8),
+    Home,
+}
+
+/// A move of `count` cards (more than one only between columns).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Move {
+    pub from: Place,
+    pub to: Place,
+    pub count: u8,
+}
+
+impl Move {
+    pub fn new(from: Place, to: Place, count: u8) -> Move {
+        Move { from, to, count }
+    }
+}
+
+/// A move as played, with the card that led it (the deepest card moved), which is what
+/// undoing a foundation move needs to know.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Played {
+    pub m: Move,
+    pub card: Card,
+}
+
+/// Standard notation: columns 1-9 then 0, cells a-g then i, `h` the foundations.
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn symbol(p: Place) -> char {
+            match p {
+                Place::Column(i) => b"1234567890"[usize::from(i)] as char,
+                Place::Cell(i) => b"abcdefgi"[usize::from(i)] as char,
+                Place::Home => 'h',
+            }
+        }
+        write!(f, "{}{}", symbol(self.from), symbol(self.to))?;
+        if self.count > 1 {
+            write!(f, "v{:x}", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// Cards in play, in their real columns and cell slots (which the solution refers to).
+/// Foundations are implied, but kept as counts for speed.
+#[derive(Clone, Debug)]
+pub struct State {
+    cols: [[u8; MAX_HEIGHT]; MAX_COLUMNS],
+    lens: [u8; MAX_COLUMNS],
+    cells: [u8; MAX_CELLS],
+    home: [u8; 4],
+}
+
+/// Equal when the same cards are in the same places (bytes past a column's end are stale).
+impl PartialEq for State {
+    fn eq(&self, other: &State) -> bool {
+        self.lens == other.lens
+            && self.cells == other.cells
+            && self.home == other.home
+            && (0..MAX_COLUMNS).all(|i| self.column(i) == other.column(i))
+    }
+}
+
+impl Eq for State {}
+
+/// Why a position cannot be built.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LayoutError(pub String);
+
+impl State {
+    /// A position from card numbers (0..52); `cells` entries None are empty.
+    pub fn new(
+        rules: &Rules,
+        columns: &[Vec<u8>],
+        cells: &[Option<u8>],
+        home: [u8; 4],
+    ) -> Result<State, LayoutError> {
+        let err = |m: String| Err(LayoutError(m));
+        if columns.len() > rules.columns || rules.columns > MAX_COLUMNS {
+            return err(format!("{} columns, the rules allow {}", columns.len(), rules.columns));
+        }
+        if cells.iter().flatten().count() > rules.cells || rules.cells > MAX_CELLS {
+            return err(format!("more cards than the {} free cells", rules.cells));
+        }
+        let mut state = State {
+            cols: [[NO_CARD; MAX_HEIGHT]; MAX_COLUMNS],
+            lens: [0; MAX_COLUMNS],
+            cells: [NO_CARD; MAX_CELLS],
+            home,
+        };
+        let mut seen = [false; Card::COUNT];
+        let mut note = |c: u8| -> Result<(), LayoutError> {
+            let card = Card::from_index(c).ok_or(LayoutError(format!("no card number {c}")))?;
+            if std::mem::replace(&mut seen[usize::from(c)], true) {
+                return Err(LayoutError(format!("{card} appears twice")));
+            }
+            if card.rank() <= home[usize::from(card.suit())] {
+                return Err(LayoutError(format!("{card} is in play and home")));
+            }
+            Ok(())
+        };
+        for (i, col) in columns.iter().enumerate() {
+            if col.len() > MAX_HEIGHT {
+                return err(format!("column {} holds {} cards", i + 1, col.len()));
+            }
+            for &c in col {
+                note(c)?;
+            }
+            state.cols[i][..col.len()].copy_from_slice(col);
+            state.lens[i] = col.len() as u8;
+        }
+        for (slot, c) in cells.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))) {
+            if slot >= rules.cells {
+                // Pack cards written in higher slots into the free ones below.
+                let free = state.cells[..rules.cells].iter().position(|&x| x == NO_CARD);
+                state.cells[free.expect("counted above")] = c;
+            } else {
+                state.cells[slot] = c;
+            }
+            note(c)?;
+        }
+        let in_play = seen.iter().filter(|&&s| s).count();
+        let at_home: usize = home.iter().map(|&h| usize::from(h)).sum();
+        if home.iter().any(|&h| h > 13) || in_play + at_home != Card::COUNT {
+            return err(format!("{} cards in play and {} home, not 52", in_play, at_home));
+        }
+        Ok(state)
+    }
+
+    #[inline]
+    pub fn len(&self, col: usize) -> usize {
+        usize::from(self.lens[col])
+    }
+
+    #[inline]
+    pub fn column(&self, col: usize) -> &[u8] {
+        &self.cols[col][..self.len(col)]
+    }
+
+    #[inline]
+    pub fn top(&self, col: usize) -> Option<Card> {
+        self.column(col).last().map(|&c| Card::from_index(c).unwrap_or_else(|| unreachable!()))
+    }
+
+    #[inline]
+    pub fn cell(&self, slot: usize) -> Option<Card> {
+        let c = self.cells[slot];
+        (c != NO_CARD).then(|| card(c))
+    }
+
+    pub fn home(&self) -> [u8; 4] {
+        self.home
+    }
+
+    pub fn cards_home(&self) -> usize {
+        self.home.iter().map(|&h| usize::from(h)).sum()
+    }
+
+    pub fn is_won(&self) -> bool {
+        self.cards_home() == Card::COUNT
+    }
+
+    #[inline]
+    pub fn can_go_home(&self, c: Card) -> bool {
+        self.home[usize::from(c.suit())] + 1 == c.rank()
+    }
+
+    /// Whether sending `c` home can never lose a winnable game: every card that could
+    /// be placed on it is already home (for alternating colours, both other-colour cards
+    /// one rank lower; for same-suit building, the card below it, home already).
+    #[inline]
+    pub fn safe_to_foundation(&self, rules: &Rules, c: Card) -> bool {
+        if !self.can_go_home(c) {
+            return false;
+        }
+        if c.rank() <= 1 || rules.same_suit {
+            return true;
+        }
+        let need = c.rank() - 1;
+        // Suits in CDHS order: clubs and spades are black, diamonds and hearts red.
+        if c.is_red() {
+            self.home[0] >= need && self.home[3] >= need
+        } else {
+            self.home[1] >= need && self.home[2] >= need
+        }
+    }
+
+    pub fn first_empty_cell(&self, rules: &Rules) -> Option<usize> {
+        self.cells[..rules.cells].iter().position(|&c| c == NO_CARD)
+    }
+
+    pub fn empty_cells(&self, rules: &Rules) -> usize {
+        self.cells[..rules.cells].iter().filter(|&&c| c == NO_CARD).count()
+    }
+
+    pub fn empty_columns(&self, rules: &Rules) -> usize {
+        self.lens[..rules.columns].iter().filter(|&&l| l == 0).count()
+    }
+
+    /// How many cards at the end of `col` form a run that may move together.
+    pub fn run_length(&self, rules: &Rules, col: usize) -> usize {
+        let cards = self.column(col);
+        let mut n = cards.len().min(1);
+        while n < cards.len() && rules.fits(card(cards[cards.len() - n]), card(cards[cards.len() - n - 1])) {
+            n += 1;
+        }
+        n
+    }
+
+    /// Carries out `m` without checking it: the caller generated it as legal.
+    /// `apply(m)` then `apply(m.reversed())` gives the position back.
+    pub fn apply(&mut self, m: Move) {
+        let n = usize::from(m.count);
+        let mut moving = [NO_CARD; 13];
+        match m.from {
+            Place::Column(i) => {
+                let i = usize::from(i);
+                let len = self.len(i);
+                moving[..n].copy_from_slice(&self.cols[i][len - n..len]);
+                self.lens[i] -= m.count;
+            }
+            Place::Cell(i) => {
+                moving[0] = std::mem::replace(&mut self.cells[usize::from(i)], NO_CARD);
+            }
+            Place::Home => unreachable!("cards never leave the foundations"),
+        }
+        self.put(m.to, &moving[..n]);
+    }
+
+    fn put(&mut self, to: Place, cards: &[u8]) {
+        match to {
+            Place::Column(i) => {
+                let i = usize::from(i);
+                let len = self.len(i);
+                self.cols[i][len..len + cards.len()].copy_from_slice(cards);
+                self.lens[i] += cards.len() as u8;
+            }
+            Place::Cell(i) => self.cells[usize::from(i)] = cards[0],
+            Place::Home => self.home[usize::from(card(cards[0]).suit())] += 1,
+        }
+    }
+
+    /// Plays a generated move and says which card led it.
+    pub fn play(&mut self, m: Move) -> Played {
+        let card = self.lead_card(m);
+        self.apply(m);
+        Played { m, card }
+    }
+
+    /// The deepest card `m` would move.
+    pub fn lead_card(&self, m: Move) -> Card {
+        match m.from {
+            Place::Column(i) => {
+                let i = usize::from(i);
+                card(self.cols[i][self.len(i) - usize::from(m.count)])
+            }
+            Place::Cell(i) => card(self.cells[usize::from(i)]),
+            Place::Home => unreachable!("cards never leave the foundations"),
+        }
+    }
+
+    /// Undoes `p`, the last move played onto the place it went to.
+    pub fn undo(&mut self, p: Played) {
+        let n = usize::from(p.m.count);
+        let mut moving = [NO_CARD; 13];
+        match p.m.to {
+            Place::Column(i) => {
+                let i = usize::from(i);
+                let len = self.len(i);
+                moving[..n].copy_from_slice(&self.cols[i][len - n..len]);
+                self.lens[i] -= p.m.count;
+            }
+            Place::Cell(i) => moving[0] = std::mem::replace(&mut self.cells[usize::from(i)], NO_CARD),
+            Place::Home => {
+                self.home[usize::from(p.card.suit())] -= 1;
+                moving[0] = p.card.index();
+            }
+        }
+        self.put(p.m.from, &moving[..n]);
+    }
+
+    /// Plays every safe foundation move, repeatedly, appending them to `played`.
+    pub fn autoplay(&mut self, rules: &Rules, played: &mut Vec<Played>) {
+        loop {
+            let mut moved = false;
+            for i in 0..rules.columns {
+                while let Some(c) = self.top(i) {
+                    if !self.safe_to_foundation(rules, c) {
+                        break;
+                    }
+                    played.push(self.play(Move::new(Place::Column(i as u8), Place::Home, 1)));
+                    moved = true;
+                }
+            }
+            for slot in 0..rules.cells {
+                if let Some(c) = self.cell(slot) {
+                    if self.safe_to_foundation(rules, c) {
+                        played.push(self.play(Move::new(Place::Cell(slot as u8), Place::Home, 1)));
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    /// The fingerprint of this position's canonical form: the same for positions that
+    /// differ only in the order of their columns or of their free cells.
+    pub fn fingerprint(&self, rules: &Rules) -> u128 {
+        let t = tables();
+        let mut sum = 0u128;
+        for i in 0..rules.columns {
+            sum = sum.wrapping_add(mix(column_zobrist(t, self.column(i))));
+        }
+        for &c in &self.cells[..rules.cells] {
+            if c != NO_CARD {
+                sum = sum.wrapping_add(t.cell[usize::from(c)]);
+            }
+        }
+        sum
+    }
+}
+
+#[inline]
+fn card(c: u8) -> Card {
+    Card::from_index(c).unwrap_or_else(|| unreachable!("no card {c}"))
+}
+
+// --- fingerprints ---------------------------------------------------------------------------
+//
+// A column's contents hash to Z = XOR of table[height][card] (Zobrist hashing: two different
+// columns differ by a non-empty XOR of independent random 128-bit words). The position's
+// fingerprint is the wrapping sum over columns of mix(Z), plus one random word per card in a
+// cell. A sum does not depend on order, which makes the fingerprint canonical under
+// permutations of columns and of cells; mix (a bijection) keeps the sum from being linear in
+// the table entries. Foundations need no term: the cards not in play are the ones home.
+
+struct Tables {
+    column: [[u128; Card::COUNT]; MAX_HEIGHT],
+    cell: [u128; Card::COUNT],
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Box<Tables>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        // SplitMix64 from a fixed seed: the same fingerprints in every process and run.
+        let mut seed = 0x5EED_F12E_CE11_u64;
+        let mut next = move || {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut word = move || (u128::from(next()) << 64) | u128::from(next());
+        let mut t = Box::new(Tables { column: [[0; Card::COUNT]; MAX_HEIGHT], cell: [0; Card::COUNT] });
+        for row in t.column.iter_mut() {
+            for w in row.iter_mut() {
+                *w = word();
+            }
+        }
+        for w in t.cell.iter_mut() {
+            *w = word();
+        }
+        t
+    })
+}
+
+#[inline]
+fn column_zobrist(t: &Tables, cards: &[u8]) -> u128 {
+    cards.iter().enumerate().fold(0, |z, (h, &c)| z ^ t.column[h][usize::from(c)])
+}
+
+#[inline]
+fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+/// A bijection on 128-bit words built from three invertible rounds.
+#[inline]
+fn mix(z: u128) -> u128 {
+    let (mut lo, mut hi) = (z as u64, (z >> 64) as u64);
+    lo = fmix64(lo ^ hi.rotate_left(17));
+    hi = fmix64(hi ^ lo);
+    lo = fmix64(lo ^ hi);
+    (u128::from(hi) << 64) | u128::from(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn parse_columns(text: &str) -> Vec<Vec<u8>> {
+        text.lines()
+            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
+            .collect()
+    }
+
+    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
+                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
+                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
+
+    fn ms1() -> State {
+        State::new(&Rules::FREECELL, &parse_columns(MS1), &[None; 4], [0; 4]).unwrap()
+    }
+
+    #[test]
+    fn layouts_round_trip_and_bad_ones_are_refused() {
+        let s = ms1();
+        let cols = parse_columns(MS1);
+        for (i, col) in cols.iter().enumerate() {
+            assert_eq!(s.column(i), &col[..]);
+        }
+        let mut dup = cols.clone();
+        dup[0][0] = dup[1][0];
+        assert!(State::new(&Rules::FREECELL, &dup, &[None; 4], [0; 4]).unwrap_err().0.contains("twice"));
+        let mut short = cols.clone();
+        short[7].pop();
+        assert!(State::new(&Rules::FREECELL, &short, &[None; 4], [0; 4]).is_err());
+        assert!(State::new(&Rules::FREECELL, &cols, &[None; 4], [1, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn play_then_undo_gives_the_position_back() {
+        let mut s = ms1();
+        let before = s.clone();
+        for m in [
+            Move::new(Place::Column(4), Place::Cell(0), 1),
+            Move::new(Place::Column(0), Place::Column(3), 1),
+            Move::new(Place::Column(1), Place::Column(2), 2),
+        ] {
+            let p = s.play(m);
+            assert_ne!(s, before);
+            s.undo(p);
+            assert_eq!(s, before);
+        }
+        // A foundation move: 6C to a cell, then AS... use a cell card sent home.
+        let p1 = s.play(Move::new(Place::Column(5), Place::Cell(0), 1)); // 3D
+        let p2 = s.play(Move::new(Place::Column(5), Place::Cell(1), 1)); // 2C
+        let p3 = s.play(Move::new(Place::Column(5), Place::Home, 1)); // AC
+        assert_eq!(p3.card.to_string(), "AC");
+        assert_eq!(s.home(), [1, 0, 0, 0]);
+        for p in [p3, p2, p1] {
+            s.undo(p);
+        }
+        assert_eq!(s, before);
+    }
+
+    #[test]
+    fn fingerprint_ignores_column_and_cell_order_only() {
+        let rules = Rules::FREECELL;
+        let cols = parse_columns(MS1);
+        let a = State::new(&rules, &cols, &[None; 4], [0; 4]).unwrap();
+        let mut rev = cols.clone();
+        rev.reverse();
+        let b = State::new(&rules, &rev, &[None; 4], [0; 4]).unwrap();
+        assert_eq!(a.fingerprint(&rules), b.fingerprint(&rules));
+
+        let mut c = a.clone();
+        c.apply(Move::new(Place::Column(0), Place::Cell(0), 1));
+        c.apply(Move::new(Place::Column(1), Place::Cell(3), 1));
+        let mut d = a.clone();
+        d.apply(Move::new(Place::Column(1), Place::Cell(1), 1));
+        d.apply(Move::new(Place::Column(0), Place::Cell(2), 1));
+        assert_ne!(c, d);
+        assert_eq!(c.fingerprint(&rules), d.fingerprint(&rules));
+        assert_ne!(a.fingerprint(&rules), c.fingerprint(&rules));
+
+        // Swapping two cards between columns is a different position.
+        let mut swapped = cols.clone();
+        let (x, y) = (swapped[0][0], swapped[1][0]);
+        swapped[0][0] = y;
+        swapped[1][0] = x;
+        let e = State::new(&rules, &swapped, &[None; 4], [0; 4]).unwrap();
+        assert_ne!(a.fingerprint(&rules), e.fingerprint(&rules));
+    }
+
+    #[test]
+    fn mix_is_a_bijection_on_samples() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..10_000u128 {
+            assert!(seen.insert(mix(i)));
+            assert!(seen.insert(mix(i << 64)) || i == 0);
+        }
+    }
+
+    #[test]
+    fn safe_moves_follow_the_rules() {
+        let rules = Rules::FREECELL;
+        let c = |t: &str| Card::parse(t).unwrap();
+        // Build a position with given foundations by sending cards home in order.
+        let mut s = ms1();
+        s.home = [1, 1, 0, 1]; // AC AD AS home (the layout is not checked here)
+        assert!(s.safe_to_foundation(&rules, c("AH")));
+        assert!(s.safe_to_foundation(&rules, c("2D"))); // both black aces home
+        assert!(!s.safe_to_foundation(&rules, c("2C"))); // AH not home
+        assert!(!s.safe_to_foundation(&rules, c("3D"))); // cannot go home yet
+        s.home = [4, 4, 4, 3];
+        assert!(!s.safe_to_foundation(&rules, c("5H"))); // 4S not home
+        s.home = [4, 4, 4, 4];
+        assert!(s.safe_to_foundation(&rules, c("5H")));
+        assert!(s.safe_to_foundation(&rules, c("5C")));
+        s.home = [5, 4, 4, 4];
+        assert!(!s.safe_to_foundation(&rules, c("6C")));
+        let suited = Rules { same_suit: true, ..rules };
+        assert!(s.safe_to_foundation(&suited, c("6C")));
+    }
+
+    #[test]
+    fn autoplay_on_deal_one_sends_nothing_home() {
+        let mut s = ms1();
+        let mut played = vec![];
+        s.autoplay(&Rules::FREECELL, &mut played);
+        assert!(played.is_empty());
+    }
+
+    #[test]
+    fn moves_print_in_standard_notation() {
+        assert_eq!(Move::new(Place::Column(2), Place::Cell(0), 1).to_string(), "3a");
+        assert_eq!(Move::new(Place::Cell(7), Place::Column(9), 1).to_string(), "i0");
+        assert_eq!(Move::new(Place::Column(1), Place::Column(5), 4).to_string(), "26v4");
+        assert_eq!(Move::new(Place::Column(0), Place::Home, 1).to_string(), "1h");
+    }
+}

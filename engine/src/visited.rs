@@ -1,0 +1,140 @@
+//! The visited-position store: 128-bit fingerprints in an open-addressing table under a byte budget.
+
+/// A set of nonzero 128-bit fingerprints (16 bytes a slot, linear probing, at most 7/8 full).
+///
+/// Fingerprints are already uniformly mixed, so their low bits index the table directly.
+pub struct FingerprintSet {
+    slots: Vec<u128>,
+    len: usize,
+    max_bytes: usize,
+}
+
+/// The store would need more memory than its budget allows.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OutOfMemory;
+
+const EMPTY: u128 = 0;
+const INITIAL_SLOTS: usize = 1 << 12;
+
+impl FingerprintSet {
+    pub fn new(max_bytes: usize) -> FingerprintSet {
+        FingerprintSet { slots: vec![EMPTY; INITIAL_SLOTS], len: 0, max_bytes }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes the table holds now.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<u128>()
+    }
+
+    /// Adds `fp`; true if it was new. Err when growing would pass the byte budget.
+    #[inline]
+    pub fn insert(&mut self, fp: u128) -> Result<bool, OutOfMemory> {
+        // 0 marks an empty slot; remapping it to 1 merges two fingerprints, a 2^-128 event
+        // already inside the collision bound.
+        let fp = if fp == EMPTY { 1 } else { fp };
+        if (self.len + 1) * 8 > self.slots.len() * 7 {
+            self.grow()?;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (fp as usize) & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot == fp {
+                return Ok(false);
+            }
+            if slot == EMPTY {
+                self.slots[i] = fp;
+                self.len += 1;
+                return Ok(true);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    pub fn contains(&self, fp: u128) -> bool {
+        let fp = if fp == EMPTY { 1 } else { fp };
+        let mask = self.slots.len() - 1;
+        let mut i = (fp as usize) & mask;
+        loop {
+            match self.slots[i] {
+                EMPTY => return false,
+                s if s == fp => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Doubles the table. While rehashing both tables exist, so both count against the budget.
+    fn grow(&mut self) -> Result<(), OutOfMemory> {
+        let new_len = self.slots.len() * 2;
+        if (new_len + self.slots.len()) * std::mem::size_of::<u128>() > self.max_bytes {
+            return Err(OutOfMemory);
+        }
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; new_len]);
+        let mask = new_len - 1;
+        for fp in old.into_iter().filter(|&s| s != EMPTY) {
+            let mut i = (fp as usize) & mask;
+            while self.slots[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = fp;
+        }
+        Ok(())
+    }
+
+    /// The most bytes the next growth would hold at once (for peak-memory accounting).
+    pub fn peak_bytes_if_grown(&self) -> usize {
+        self.bytes() * 3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_are_remembered_across_growth() {
+        let mut set = FingerprintSet::new(1 << 30);
+        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
+        for i in 0..100_000u128 {
+            assert_eq!(set.insert(key(i)), Ok(true));
+        }
+        for i in 0..100_000u128 {
+            assert_eq!(set.insert(key(i)), Ok(false));
+            assert!(set.contains(key(i)));
+        }
+        assert!(!set.contains(key(100_001)));
+        assert_eq!(set.len(), 100_000);
+        assert!(set.bytes() <= 16 * 2 * 131_072 * 2);
+    }
+
+    #[test]
+    fn zero_is_a_valid_fingerprint() {
+        let mut set = FingerprintSet::new(1 << 20);
+        assert_eq!(set.insert(0), Ok(true));
+        assert_eq!(set.insert(0), Ok(false));
+        assert!(set.contains(0));
+    }
+
+    #[test]
+    fn budget_stops_growth() {
+        let mut set = FingerprintSet::new(200_000);
+        let mut result = Ok(true);
+        for i in 1..100_000u128 {
+            result = set.insert(i.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            if result.is_err() {
+                break;
+            }
+        }
+        assert_eq!(result, Err(OutOfMemory));
+        assert!(set.bytes() <= 200_000);
+    }
+}

@@ -1,0 +1,135 @@
+"""Deciding a deal: run the Rust engine, then have the referee replay every solution it returns."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from . import _engine
+from .board import Board
+from .deals import check_deal_number, microsoft_deal
+from .errors import FcanalyzeError
+from .referee import replay
+from .variant import Build, EmptyColumn, Variant
+
+SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
+DEFAULT_MAX_MEMORY = _engine.DEFAULT_MAX_MEMORY
+
+
+class EngineError(RuntimeError):
+    """The engine returned a solution the referee rejects: a bug, never a result."""
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The verdict on one job (a deal or board, a cell count, a variant) and its cost.
+
+    status is `solved` (with a solution the referee replayed), `unsolvable` (proved by
+    exhaustive search) or `unknown` (a budget ran out; `limit` names it: nodes,
+    seconds, memory). moves counts a sequence move as one; card_moves counts the
+    single-card moves they expand to. nodes are positions expanded, states distinct
+    positions stored, peak_memory the search's own bytes at most.
+    """
+
+    status: str
+    limit: str | None
+    solution: list[str] = field(repr=False)
+    moves: int | None
+    card_moves: int | None
+    nodes: int
+    states: int
+    max_depth: int
+    seconds: float
+    peak_memory: int
+    deal: int | None = None
+    variant: str = "freecell"
+    cells: int = 4
+
+    @property
+    def solvable(self) -> bool | None:
+        return {SOLVED: True, UNSOLVABLE: False}.get(self.status)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _parse_size(value: int | str | None) -> int | None:
+    """Bytes from an int or text like `2G`, `512M`, `1.5GiB`."""
+    if value is None or isinstance(value, int):
+        return value
+    text = value.strip().upper().removesuffix("IB").removesuffix("B")
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    scale = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    try:
+        size = int(float(number) * scale)
+    except ValueError:
+        raise FcanalyzeError(f"bad memory size {value!r}; write it like 2G or 512M") from None
+    if size <= 0:
+        raise FcanalyzeError(f"memory budget must be positive, got {value!r}")
+    return size
+
+
+def solve(
+    deal_or_board: int | Board,
+    *,
+    cells: int | None = None,
+    variant: Variant | str = "freecell",
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    max_memory: int | str | None = None,
+) -> SolveResult:
+    """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
+
+    Budgets default to none for nodes and seconds and to DEFAULT_MAX_MEMORY (8 GiB)
+    for memory. Raises EngineError if the engine's solution fails the referee.
+    """
+    rules = Variant.parse(variant, cells=cells) if isinstance(variant, str) else variant
+    if cells is not None and rules.cells != cells:
+        rules = rules.with_cells(cells)
+    if isinstance(deal_or_board, Board):
+        board, deal = deal_or_board, None
+    else:
+        deal = check_deal_number(deal_or_board)
+        board = microsoft_deal(deal, rules)
+    if max_nodes is not None and max_nodes <= 0:
+        raise FcanalyzeError(f"max_nodes must be positive, got {max_nodes}")
+    if max_seconds is not None and max_seconds <= 0:
+        raise FcanalyzeError(f"max_seconds must be positive, got {max_seconds}")
+    raw = _engine.solve(
+        board.columns,
+        board.cells,
+        board.foundations,
+        n_cells=rules.cells,
+        n_columns=rules.columns,
+        same_suit=rules.build is Build.SUIT,
+        kings_only=rules.empty_column is EmptyColumn.KINGS,
+        sequence_moves=rules.sequence_moves.value,
+        max_nodes=max_nodes,
+        max_seconds=max_seconds,
+        max_memory=_parse_size(max_memory),
+    )
+    moves = card_moves = None
+    if raw["status"] == SOLVED:
+        verdict = replay(board, rules, raw["solution"])
+        if not verdict.won:
+            where = f"deal {deal}" if deal is not None else "board"
+            raise EngineError(
+                f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: "
+                f"{verdict.summary()}"
+            )
+        moves, card_moves = verdict.moves, verdict.card_moves
+    return SolveResult(
+        status=raw["status"],
+        limit=raw["limit"],
+        solution=raw["solution"],
+        moves=moves,
+        card_moves=card_moves,
+        nodes=raw["nodes"],
+        states=raw["states"],
+        max_depth=raw["max_depth"],
+        seconds=raw["seconds"],
+        peak_memory=raw["peak_memory"],
+        deal=deal,
+        variant=rules.name,
+        cells=rules.cells,
+    )
