@@ -12,7 +12,7 @@ from .board import Board, format_board, parse_board
 from .cards import card_text, parse_card
 from .deals import LAST_DEAL, microsoft_deal
 from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
-from .solve import SolveResult, solve
+from .solving import SolveResult, solve
 from .variant import FREECELL, Variant
 
 __all__ = [

@@ -13,6 +13,7 @@ from .board import Board, parse_board
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
 from .referee import replay
+from .solving import solve as solve_job
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -169,6 +170,54 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     click.echo(f"{what} ({rules.describe()}): {verdict.summary()}")
     if not verdict.won:
         sys.exit(1)
+
+
+def _budget_options(f):
+    """--max-nodes, --max-seconds and --max-memory: when a search gives up with `unknown`."""
+    f = click.option("--max-memory", metavar="SIZE", default=None,
+                     help="Memory for the search, like 2G or 512M. Default: 8G, which lets two "
+                     "workers share a 24 GiB machine.")(f)
+    f = click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="Give up after this many seconds. Default: no limit.")(f)
+    f = click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+                     help="Give up after expanding this many positions. Default: no limit.")(f)
+    return f
+
+
+@cli.command()
+@click.argument("number", metavar="[N]", required=False)
+@click.option("--board", "board_file", metavar="FILE", help="Solve the position in a board file instead.")
+@_variant_options
+@_budget_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory, as_json):
+    """Decide deal N (or --board FILE): solved, unsolvable, or unknown.
+
+    A solution is replayed by the independent referee before it is shown.
+    "unsolvable" is proved by exhaustive search with sound pruning only; "unknown"
+    says which budget ran out. Exit status: 0 solved, 1 unsolvable, 3 unknown.
+    """
+    rules = _variant(variant, cells)
+    if (number is None) == (board_file is None):
+        raise click.UsageError("give a deal number N or --board FILE, not both")
+    target, what = _starting_board(number, board_file, rules)
+    result = solve_job(
+        target if board_file else int(number.replace(",", "").replace("_", "")),
+        variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory,
+    )
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
+        click.echo(f"{what} ({rules.describe()}): {verdict}")
+        if result.status == "solved":
+            click.echo(f"moves: {result.moves} ({result.card_moves} single-card moves), verified by the referee")
+            click.echo("solution: " + " ".join(result.solution))
+        click.echo(
+            f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth}  "
+            f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
+        )
+    sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
 
 
 def main() -> None:

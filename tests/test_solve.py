@@ -1,0 +1,186 @@
+"""The engine's verdicts through fcanalyze.solve: exact, verified, budgeted, deterministic, interruptible."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import DATA
+
+import fcanalyze
+from fcanalyze import Variant, microsoft_deal, solve
+from fcanalyze.referee import replay
+from fcanalyze.solving import EngineError
+
+
+def test_deal_one_is_solved_and_the_solution_replays():
+    result = solve(1)
+    assert result.status == "solved" and result.limit is None and result.solvable is True
+    verdict = replay(microsoft_deal(1), Variant(), result.solution)
+    assert verdict.won
+    assert (result.moves, result.card_moves) == (verdict.moves, verdict.card_moves)
+    assert result.moves == len(result.solution)
+    assert sum(1 for m in result.solution if m.endswith("h")) == 52  # every card goes home explicitly
+    assert result.nodes > 0 and result.states > 0 and result.peak_memory > 0
+
+
+def test_deal_11982_is_proved_unsolvable_with_four_cells():
+    result = solve(11982)
+    assert result.status == "unsolvable" and result.solvable is False
+    assert result.solution == [] and result.moves is None
+
+
+def test_deal_one_is_proved_unsolvable_with_two_cells():
+    assert solve(1, cells=2).status == "unsolvable"
+    assert solve(1, cells=3).status == "solved"
+
+
+def _crosschecked():
+    rows = []
+    for line in (DATA / "fcsolve_crosscheck.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            deal, cells, theirs, ours, _ = line.split("\t")
+            rows.append((int(deal), int(cells), theirs, ours))
+    return rows
+
+
+CROSSCHECKED = _crosschecked()
+# Quick ones for every run; all 400 behind the slow marker.
+QUICK = [r for r in CROSSCHECKED if r[0] <= 12]
+
+
+@pytest.mark.parametrize("deal,cells,theirs,ours", QUICK)
+def test_small_cell_verdicts_agree_with_fc_solve(deal, cells, theirs, ours):
+    result = solve(deal, cells=cells)
+    assert result.status == ours
+    if theirs == "solved":
+        assert result.status == "solved"
+    if theirs == "exhausted":  # fc-solve ran out of positions without a win
+        assert result.status == "unsolvable"
+
+
+@pytest.mark.slow
+def test_all_crosschecked_small_cell_verdicts():
+    for deal, cells, theirs, ours in CROSSCHECKED:
+        assert solve(deal, cells=cells).status == ours, (deal, cells)
+
+
+def test_crosscheck_data_has_no_conflicts_and_covers_both_sides():
+    assert len(CROSSCHECKED) == 400
+    kinds = {(theirs, ours) for _, _, theirs, ours in CROSSCHECKED}
+    assert ("exhausted", "unsolvable") in kinds and ("solved", "solved") in kinds
+    assert ("solved", "unsolvable") not in kinds and ("exhausted", "solved") not in kinds
+
+
+@pytest.mark.parametrize(
+    "kwargs,limit",
+    [
+        ({"max_nodes": 50}, "nodes"),
+        ({"max_memory": "1M"}, "memory"),
+    ],
+)
+def test_budgets_give_unknown_with_their_limit(kwargs, limit):
+    result = solve(11982, **kwargs)
+    assert result.status == "unknown" and result.limit == limit and result.solvable is None
+    assert result.solution == []
+
+
+def test_time_budget():
+    # Deal 140 with 2 cells takes seconds; a tenth of a second is not enough.
+    result = solve(140, cells=2, max_seconds=0.1)
+    assert result.status == "unknown" and result.limit == "seconds"
+    assert result.seconds < 1.0
+
+
+def test_bad_budgets_are_refused():
+    with pytest.raises(fcanalyze.FcanalyzeError, match="bad memory size"):
+        solve(1, max_memory="lots")
+    with pytest.raises(fcanalyze.FcanalyzeError, match="max_nodes must be positive"):
+        solve(1, max_nodes=0)
+
+
+_RUN_ONE = """
+import json, sys, fcanalyze
+for deal, cells in [(617, 4), (1, 2), (109, 1), (3, 2)]:
+    r = fcanalyze.solve(deal, cells=cells).to_dict()
+    r.pop("seconds")
+    print(json.dumps(r))
+"""
+
+
+def test_same_results_and_counters_in_separate_processes(tmp_path):
+    runs = [
+        subprocess.run([sys.executable, "-c", _RUN_ONE], capture_output=True, text=True, check=True,
+                       cwd=tmp_path, env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}).stdout
+        for seed in ("1", "2")
+    ]
+    assert runs[0] == runs[1]
+    assert [json.loads(line)["status"] for line in runs[0].splitlines()] == ["solved", "unsolvable", "solved", "solved"]
+
+
+def test_ctrl_c_stops_a_long_search_within_a_second(tmp_path):
+    code = "import fcanalyze, sys; print('go', flush=True); fcanalyze.solve(140, cells=2); print('finished')"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    assert proc.stdout.readline().strip() == "go"
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 1.0
+    assert "KeyboardInterrupt" in err and proc.returncode != 0
+
+
+def test_a_solution_the_referee_rejects_fails_loudly(monkeypatch):
+    from fcanalyze import _engine
+
+    real = _engine.solve
+
+    def corrupted(*args, **kwargs):
+        out = real(*args, **kwargs)
+        out["solution"] = out["solution"][:-1]
+        return out
+
+    monkeypatch.setattr(_engine, "solve", corrupted)
+    with pytest.raises(EngineError, match="fails the referee"):
+        solve(1)
+
+
+def test_variants_reach_the_engine():
+    # Deal 1's verdicts differ by rules: Baker's Game (same-suit building) is harder.
+    assert solve(1, variant="bakers-game").status in ("solved", "unsolvable")
+    relaxed = solve(1, cells=2, variant="relaxed-freecell")
+    assert relaxed.status == "solved"  # runs move freely: deal 1 wins even with 2 cells
+    assert replay(microsoft_deal(1, Variant.parse("relaxed-freecell", cells=2)),
+                  Variant.parse("relaxed-freecell", cells=2), relaxed.solution).won
+
+
+def test_solve_cli(run_cli):
+    result = run_cli("solve", "1")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("deal 1 (freecell, 4 free cells): SOLVED\nmoves: ")
+    assert "verified by the referee" in result.stdout
+    proof = run_cli("solve", "11982", "--json")
+    assert proof.exit_code == 1 and json.loads(proof.stdout)["status"] == "unsolvable"
+    unknown = run_cli("solve", "11982", "--max-nodes", "10")
+    assert unknown.exit_code == 3 and "UNKNOWN (limit: nodes)" in unknown.stdout
+    board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
+    assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["solve"], "give a deal number N or --board FILE"),
+        (["solve", "0"], "deal number 0 is out of range"),
+        (["solve", "1", "--max-memory", "lots"], "bad memory size 'lots'"),
+        (["solve", "1", "--max-seconds", "0"], "0.0 is not in the range x>0"),
+    ],
+)
+def test_solve_cli_errors(run_cli, args, message):
+    result = run_cli(*args)
+    assert result.exit_code == 2 and message in result.stderr and result.stderr.count("\n") == 1
