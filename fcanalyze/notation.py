@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -62,8 +63,12 @@ def _place(symbol: str) -> tuple[str, int]:
     return FOUNDATION, 0
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_move(token: str) -> Move:
-    """A Move from one token of standard notation; raises NotationError."""
+    """A Move from one token of standard notation; raises NotationError.
+
+    Cached: solutions reuse a few hundred distinct tokens, and the referee replays many.
+    """
     m = _MOVE_RE.fullmatch(token.strip().lower())
     if m is None:
         raise NotationError(

@@ -62,12 +62,12 @@ def replay(board: Board, variant: Variant, solution: str | list[str] | list[Move
             move = parse_move(item) if isinstance(item, str) else item
             count = position.check(move)
             if count > 1 and expand:
-                singles = position.expand(move)
+                singles = position.expand(move, count)
                 for single in singles:
                     position.apply(single)
                 card_moves += len(singles)
             else:
-                position.apply(move)
+                position.carry_out(move, count)
                 card_moves += count
         except (NotationError, IllegalMove) as e:
             return Verdict(False, moves, multi, card_moves, number, token, str(e))

@@ -209,6 +209,11 @@ class Position:
     def apply(self, move: Move) -> Move:
         """Play `move` if legal (IllegalMove otherwise); returns it with its size filled in."""
         count = self.check(move)
+        self.carry_out(move, count)
+        return move if move.count == count else move.with_count(count)
+
+    def carry_out(self, move: Move, count: int) -> None:
+        """Move the cards of `move`, which check() found legal with `count` cards."""
         board = self.board
         if move.source_kind == COLUMN:
             col = board.columns[move.source]
@@ -223,7 +228,6 @@ class Position:
             board.cells[move.dest] = cards[0]
         else:
             board.columns[move.dest].extend(cards)
-        return move if move.count == count else move.with_count(count)
 
     # --- move generation --------------------------------------------------------------
 
@@ -266,14 +270,15 @@ class Position:
 
     # --- sequence moves as single cards -------------------------------------------------
 
-    def expand(self, move: Move) -> list[Move]:
+    def expand(self, move: Move, count: int | None = None) -> list[Move]:
         """The single-card moves that carry out `move` here, through empty cells and
         columns. A single-card move expands to itself. The position is not changed.
 
         Raises IllegalMove if `move` is illegal, and ValueError for a relaxed-rule run
-        too long to be done one card at a time.
+        too long to be done one card at a time. `count`, if given, is what check() said.
         """
-        count = self.check(move)
+        if count is None:
+            count = self.check(move)
         if count == 1:
             return [move.with_count(1)]
         board = self.board

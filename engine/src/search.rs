@@ -167,98 +167,237 @@ enum Pass {
     Undecided(usize),
 }
 
-/// Lower is more promising. Counts cards still out, cards covering the next card each
-/// suit needs, cards covering a lower card, and rewards free cells and (twice as much)
-/// empty columns. Weights were tuned on deals 1..1000 with 4 cells.
-fn score(s: &State, rules: &Rules) -> i32 {
+/// How a best-first search weighs a position: lower totals are expanded first.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    /// Per card not yet home.
+    pub out: i32,
+    /// Per card covering the next card its suit needs.
+    pub buried: i32,
+    /// Per card covering the card after that.
+    pub buried_next: i32,
+    /// Per card lying on a lower-ranked card.
+    pub disorder: i32,
+    /// Per card below the movable run at the end of its column.
+    pub under_run: i32,
+    /// Reward per empty free cell.
+    pub cell: i32,
+    /// Reward per empty column.
+    pub column: i32,
+    /// Per move from the start: keeps the search from wandering down long plateaus.
+    pub depth: i32,
+}
+
+impl Weights {
+    fn from_env() -> Option<Weights> {
+        let text = std::env::var("FCA_W").ok()?;
+        let v: Vec<i32> = text.split(',').map(|x| x.parse().unwrap_or(0)).collect();
+        Some(Weights {
+            out: v[0], buried: v[1], buried_next: v[2], disorder: v[3], under_run: v[4],
+            cell: v[5], column: v[6], depth: v[7],
+        })
+    }
+}
+
+/// Lower is more promising. Weights were tuned on deals 1..1000 with 4 cells.
+fn score(s: &State, rules: &Rules, w: &Weights) -> i32 {
     let home = s.home();
     let out = (Card::COUNT - s.cards_home()) as i32;
-    let mut buried = 0i32;
-    let mut disorder = 0i32;
+    let (mut buried, mut buried_next, mut disorder, mut under_run) = (0i32, 0i32, 0i32, 0i32);
     for i in 0..rules.columns {
         let cards = s.column(i);
         let mut lowest = u8::MAX;
         for (depth, &c) in cards.iter().enumerate() {
-            let card = Card::from_index(c).unwrap_or_else(|| unreachable!());
-            let rank = card.rank();
+            // Card numbers are (rank - 1) * 4 + suit; decoding inline keeps this loop tight.
+            let rank = c / 4 + 1;
             if rank > lowest {
                 disorder += 1;
             }
             lowest = lowest.min(rank);
-            if home[usize::from(card.suit())] + 1 == rank {
-                buried += (cards.len() - 1 - depth) as i32;
+            let above = (cards.len() - 1 - depth) as i32;
+            let next = home[usize::from(c & 3)] + 1;
+            if next == rank {
+                buried += above;
+            } else if next + 1 == rank {
+                buried_next += above;
             }
         }
+        if w.under_run != 0 && cards.len() > 1 {
+            let mut run = 1;
+            while run < cards.len()
+                && rules.fits(card_at(cards, cards.len() - run), card_at(cards, cards.len() - run - 1))
+            {
+                run += 1;
+            }
+            under_run += (cards.len() - run) as i32;
+        }
     }
-    let free = 6 * s.empty_cells(rules) as i32 + 12 * s.empty_columns(rules) as i32;
-    8 * out + 3 * buried + 4 * disorder - free
+    w.out * out + w.buried * buried + w.buried_next * buried_next + w.disorder * disorder
+        + w.under_run * under_run
+        - w.cell * s.empty_cells(rules) as i32
+        - w.column * s.empty_columns(rules) as i32
+}
+
+#[inline]
+fn card_at(cards: &[u8], i: usize) -> Card {
+    Card::from_index(cards[i]).unwrap_or_else(|| unreachable!())
+}
+
+fn weights() -> Weights {
+    static W: std::sync::OnceLock<Weights> = std::sync::OnceLock::new();
+    *W.get_or_init(|| Weights::from_env().unwrap_or(PORTFOLIO[0]))
 }
 
 struct Node {
     state: State,
+    fingerprint: u128,
     parent: u32,
-    /// Moves from the parent into this node: one chosen move, then automatic ones.
-    moves: Vec<Played>,
+    /// Moves from the parent into this node (one chosen move, then automatic ones)
+    /// are `Frontier::played[moves_at..moves_at + moves_len]`.
+    moves_at: u32,
+    moves_len: u8,
     depth: u32,
 }
 
+/// The strategies the best-first pass interleaves. Their slow cases differ, so running
+/// them side by side and stopping at the first verdict costs about twice the cheaper.
+const PORTFOLIO: [Weights; 2] = [
+    Weights { out: 16, buried: 6, buried_next: 0, disorder: 8, under_run: 0, cell: 12, column: 24, depth: 4 },
+    Weights { out: 16, buried: 6, buried_next: 0, disorder: 0, under_run: 8, cell: 12, column: 24, depth: 4 },
+];
+
+/// One best-first search: its nodes, its open list and the positions it has seen.
+struct Frontier {
+    weights: Weights,
+    nodes: Vec<Node>,
+    played: Vec<Played>,
+    open: BinaryHeap<(Reverse<i32>, u32)>,
+    seen: FingerprintSet,
+}
+
+enum Step {
+    Expanded,
+    Won(Vec<Played>),
+    Exhausted,
+    OutOfMemory,
+}
+
+impl Frontier {
+    fn new(root: &State, rules: &Rules, weights: Weights, max_memory: usize) -> Frontier {
+        let fingerprint = root.fingerprint(rules);
+        let mut seen = FingerprintSet::new(max_memory);
+        let _ = seen.insert(fingerprint);
+        let mut open = BinaryHeap::new();
+        open.push((Reverse(score(root, rules, &weights)), 0u32));
+        let nodes = vec![Node { state: root.clone(), fingerprint, parent: u32::MAX, moves_at: 0, moves_len: 0, depth: 0 }];
+        Frontier { weights, nodes, played: vec![], open, seen }
+    }
+
+    fn bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.played.capacity() * std::mem::size_of::<Played>()
+            + self.open.capacity() * std::mem::size_of::<(Reverse<i32>, u32)>()
+            + self.seen.bytes()
+    }
+
+    fn step(&mut self, rules: &Rules, meter: &mut Meter, moves: &mut Vec<Move>) -> Result<Step, Limit> {
+        let Some((_, id)) = self.open.pop() else { return Ok(Step::Exhausted) };
+        let depth = self.nodes[id as usize].depth;
+        if let Some(limit) = meter.tick(depth) {
+            return Err(limit);
+        }
+        moves.clear();
+        generate(&self.nodes[id as usize].state, rules, true, moves);
+        // Each move is tried on one scratch copy and undone; only new positions are kept.
+        let (parent_fp, mut scratch) = {
+            let parent = &self.nodes[id as usize];
+            (parent.fingerprint, parent.state.clone())
+        };
+        let mut played = Vec::with_capacity(8);
+        for &m in moves.iter() {
+            played.clear();
+            played.push(scratch.play(m));
+            scratch.autoplay(rules, &mut played);
+            let fingerprint = scratch.fingerprint_from(&self.nodes[id as usize].state, parent_fp, &played);
+            let fresh = match self.seen.insert(fingerprint) {
+                Ok(fresh) => fresh,
+                Err(OutOfMemory) => return Ok(Step::OutOfMemory),
+            };
+            if fresh {
+                let won = scratch.is_won();
+                // Adding the depth keeps the search from wandering down long plateaus.
+                let priority = score(&scratch, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
+                self.nodes.push(Node {
+                    state: scratch.clone(),
+                    fingerprint,
+                    parent: id,
+                    moves_at: self.played.len() as u32,
+                    moves_len: played.len() as u8,
+                    depth: depth + 1,
+                });
+                self.played.extend_from_slice(&played);
+                let child_id = (self.nodes.len() - 1) as u32;
+                if won {
+                    return Ok(Step::Won(self.path_to(child_id)));
+                }
+                self.open.push((Reverse(priority), child_id));
+            }
+            for &p in played.iter().rev() {
+                scratch.undo(p);
+            }
+        }
+        Ok(Step::Expanded)
+    }
+}
+
 fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
-    let mut seen = FingerprintSet::new(meter.budget.max_memory);
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
     }
-    let _ = seen.insert(root.fingerprint(rules));
-    let mut nodes = vec![Node { state: root.clone(), parent: u32::MAX, moves: vec![], depth: 0 }];
-    let mut open = BinaryHeap::new();
-    open.push((Reverse(score(root, rules)), 0u32));
+    let mut frontiers: Vec<Frontier> = match Weights::from_env() {
+        Some(w) => vec![Frontier::new(root, rules, w, meter.budget.max_memory)],
+        None => PORTFOLIO.iter().map(|&w| Frontier::new(root, rules, w, meter.budget.max_memory)).collect(),
+    };
     let mut moves = Vec::with_capacity(64);
-    let node_bytes = std::mem::size_of::<Node>() + 4 * std::mem::size_of::<Played>();
-
-    while let Some((_, id)) = open.pop() {
-        let depth = nodes[id as usize].depth;
-        if let Some(limit) = meter.tick(depth) {
-            return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
-        }
-        moves.clear();
-        generate(&nodes[id as usize].state, rules, true, &mut moves);
-        for &m in &moves {
-            let mut child = nodes[id as usize].state.clone();
-            let mut played = vec![child.play(m)];
-            child.autoplay(rules, &mut played);
-            match seen.insert(child.fingerprint(rules)) {
-                Ok(false) => continue,
-                Ok(true) => {}
-                Err(OutOfMemory) => return Pass::Settled(Status::Unknown(Limit::Memory), vec![], seen.len()),
+    let stored = |f: &[Frontier]| f.iter().map(|f| f.seen.len()).sum::<usize>();
+    for turn in 0usize.. {
+        let k = turn % frontiers.len();
+        let step = frontiers[k].step(rules, meter, &mut moves);
+        match step {
+            Err(limit) => return Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers)),
+            Ok(Step::Won(path)) => return Pass::Settled(Status::Solved, path, stored(&frontiers)),
+            // Any one strategy that runs out has expanded every reachable position, with
+            // every single-card move among the moves: a proof.
+            Ok(Step::Exhausted) => return Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers)),
+            Ok(Step::OutOfMemory) => {
+                return Pass::Settled(Status::Unknown(Limit::Memory), vec![], stored(&frontiers))
             }
-            let won = child.is_won();
-            nodes.push(Node { state: child, parent: id, moves: played, depth: depth + 1 });
-            let child_id = (nodes.len() - 1) as u32;
-            if won {
-                return Pass::Settled(Status::Solved, path_to(&nodes, child_id), seen.len());
+            Ok(Step::Expanded) => {}
+        }
+        if turn % 64 == 0 {
+            let bytes = frontiers.iter().map(Frontier::bytes).sum();
+            if let Some(limit) = meter.memory(bytes) {
+                return Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers));
             }
-            // Adding the depth keeps the search from wandering down long plateaus.
-            let priority = score(&nodes[child_id as usize].state, rules) + depth as i32 + 1;
-            open.push((Reverse(priority), child_id));
-        }
-        if let Some(limit) = meter.memory(nodes.len() * node_bytes + open.len() * 8 + seen.bytes()) {
-            return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
-        }
-        if seen.len() >= BEST_FIRST_STATES {
-            return Pass::Undecided(seen.len());
+            if stored(&frontiers) >= BEST_FIRST_STATES {
+                return Pass::Undecided(stored(&frontiers));
+            }
         }
     }
-    // Every position reachable was expanded, with every single-card move among the moves.
-    Pass::Settled(Status::Unsolvable, vec![], seen.len())
+    unreachable!("the loop returns")
 }
 
-fn path_to(nodes: &[Node], mut id: u32) -> Vec<Played> {
-    let mut segments = vec![];
-    while id != 0 {
-        let node = &nodes[id as usize];
-        segments.push(&node.moves);
-        id = node.parent;
+impl Frontier {
+    fn path_to(&self, mut id: u32) -> Vec<Played> {
+        let mut segments = vec![];
+        while id != 0 {
+            let node = &self.nodes[id as usize];
+            let at = node.moves_at as usize;
+            segments.push(&self.played[at..at + usize::from(node.moves_len)]);
+            id = node.parent;
+        }
+        segments.into_iter().rev().flatten().copied().collect()
     }
-    segments.into_iter().rev().flatten().copied().collect()
 }
 
 /// One level of the depth-first search: the moves to try here, and how we got here.
@@ -353,7 +492,7 @@ fn push_frame(
             child.apply(m);
             let mut autos = Vec::new();
             child.autoplay(rules, &mut autos);
-            (score(&child, rules), priority(m), m)
+            (score(&child, rules, &weights()), priority(m), m)
         })
         .collect();
     keyed.sort_by_key(|&(s, p, _)| (s, p));

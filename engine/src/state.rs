@@ -327,16 +327,37 @@ impl State {
     /// differ only in the order of their columns or of their free cells.
     pub fn fingerprint(&self, rules: &Rules) -> u128 {
         let t = tables();
-        let mut sum = 0u128;
-        for i in 0..rules.columns {
-            sum = sum.wrapping_add(mix(column_zobrist(t, self.column(i))));
-        }
-        for &c in &self.cells[..rules.cells] {
-            if c != NO_CARD {
-                sum = sum.wrapping_add(t.cell[usize::from(c)]);
+        let columns = (0..rules.columns).fold(0u128, |sum, i| sum.wrapping_add(column_term(t, self.column(i))));
+        columns.wrapping_add(self.cells_term(t))
+    }
+
+    /// The fingerprint of this position, reached from `before` (whose fingerprint is
+    /// `before_fp`) by `played`: only the columns those moves touched are rehashed.
+    pub fn fingerprint_from(&self, before: &State, before_fp: u128, played: &[Played]) -> u128 {
+        let t = tables();
+        let mut fp = before_fp.wrapping_sub(before.cells_term(t)).wrapping_add(self.cells_term(t));
+        let mut rehashed = 0u16;
+        for p in played {
+            for place in [p.m.from, p.m.to] {
+                if let Place::Column(i) = place {
+                    let i = usize::from(i);
+                    if rehashed & (1 << i) == 0 {
+                        rehashed |= 1 << i;
+                        fp = fp
+                            .wrapping_sub(column_term(t, before.column(i)))
+                            .wrapping_add(column_term(t, self.column(i)));
+                    }
+                }
             }
         }
-        sum
+        fp
+    }
+
+    fn cells_term(&self, t: &Tables) -> u128 {
+        self.cells
+            .iter()
+            .filter(|&&c| c != NO_CARD)
+            .fold(0u128, |sum, &c| sum.wrapping_add(t.cell[usize::from(c)]))
     }
 }
 
@@ -386,8 +407,8 @@ fn tables() -> &'static Tables {
 }
 
 #[inline]
-fn column_zobrist(t: &Tables, cards: &[u8]) -> u128 {
-    cards.iter().enumerate().fold(0, |z, (h, &c)| z ^ t.column[h][usize::from(c)])
+fn column_term(t: &Tables, cards: &[u8]) -> u128 {
+    mix(cards.iter().enumerate().fold(0, |z, (h, &c)| z ^ t.column[h][usize::from(c)]))
 }
 
 #[inline]
@@ -496,6 +517,26 @@ mod tests {
         swapped[1][0] = x;
         let e = State::new(&rules, &swapped, &[None; 4], [0; 4]).unwrap();
         assert_ne!(a.fingerprint(&rules), e.fingerprint(&rules));
+    }
+
+    #[test]
+    fn incremental_fingerprint_matches_the_full_one() {
+        let rules = Rules::FREECELL;
+        let mut s = ms1();
+        let moves = [
+            Move::new(Place::Column(5), Place::Cell(0), 1),
+            Move::new(Place::Column(5), Place::Cell(1), 1),
+            Move::new(Place::Column(5), Place::Home, 1),
+            Move::new(Place::Column(1), Place::Column(2), 1),
+            Move::new(Place::Cell(1), Place::Column(1), 1),
+        ];
+        for m in moves {
+            let before = s.clone();
+            let fp = before.fingerprint(&rules);
+            let mut played = vec![s.play(m)];
+            s.autoplay(&rules, &mut played);
+            assert_eq!(s.fingerprint_from(&before, fp, &played), s.fingerprint(&rules), "{m}");
+        }
     }
 
     #[test]
