@@ -42,16 +42,19 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
     // Column to column.
     let limit_onto_card = rules.sequence_limit(empty_cells, empty_cols);
     let limit_into_empty = rules.sequence_limit(empty_cells, empty_cols.saturating_sub(1));
+    let mut tops = [None; crate::rules::MAX_COLUMNS];
+    for (i, t) in tops.iter_mut().enumerate().take(ncols) {
+        *t = s.top(i);
+    }
     for src in 0..ncols {
         let cards = s.column(src);
-        let Some(&top) = cards.last() else { continue };
-        let top = card(top);
+        let Some(top) = tops[src] else { continue };
         let run = if sequences { s.run_length(rules, src) } else { 1 };
-        for dst in 0..ncols {
+        for (dst, &target_top) in tops.iter().enumerate().take(ncols) {
             if dst == src {
                 continue;
             }
-            match s.top(dst) {
+            match target_top {
                 Some(target) => {
                     // Only one card of a run can fit on a given card: the one a rank lower.
                     let k = usize::from(target.rank()).wrapping_sub(usize::from(top.rank()));
@@ -77,8 +80,8 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
     // Cell to column.
     for slot in 0..rules.cells {
         let Some(c) = s.cell(slot) else { continue };
-        for dst in 0..ncols {
-            let ok = match s.top(dst) {
+        for (dst, &target_top) in tops.iter().enumerate().take(ncols) {
+            let ok = match target_top {
                 Some(target) => rules.fits(c, target),
                 None => Some(dst) == first_empty_col && rules.may_fill_empty(c),
             };

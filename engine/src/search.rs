@@ -74,8 +74,10 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
+/// How many nodes the quick depth-first pass may expand before the best-first pass starts.
+const QUICK_NODES: u64 = 400;
 /// How big the best-first pass may grow before the exhaustive pass takes over.
-const BEST_FIRST_STATES: usize = 150_000;
+const BEST_FIRST_STATES: usize = 1_000_000;
 /// How often budgets and interrupts are checked, in nodes.
 const CHECK_EVERY: u64 = 1024;
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
@@ -139,13 +141,24 @@ pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn
 
     // Best-first while it stays small, then exhaustive depth-first from scratch;
     // `states` adds up what both passes stored.
-    let (status, path, states) = match best_first(&root, rules, &mut meter) {
-        Pass::Settled(status, path, stored) => (status, path, stored),
-        Pass::Undecided(stored) => match depth_first(&root, rules, &mut meter) {
-            Pass::Settled(status, path, more) => (status, path, stored + more),
-            Pass::Undecided(_) => unreachable!("the exhaustive pass always settles"),
-        },
-    };
+    let mut states = 0;
+    let mut settled = None;
+    for pass in 0..3 {
+        let outcome = match pass {
+            0 => depth_first(&root, rules, &mut meter, DepthFirst::QUICK),
+            1 => best_first(&root, rules, &mut meter),
+            _ => depth_first(&root, rules, &mut meter, DepthFirst::EXHAUSTIVE),
+        };
+        match outcome {
+            Pass::Settled(status, path, stored) => {
+                states += stored;
+                settled = Some((status, path));
+                break;
+            }
+            Pass::Undecided(stored) => states += stored,
+        }
+    }
+    let (status, path) = settled.unwrap_or_else(|| unreachable!("the exhaustive pass settles"));
     let solution = if status == Status::Solved {
         opening.iter().chain(path.iter()).map(|p| p.m).collect()
     } else {
@@ -202,40 +215,88 @@ impl Weights {
 /// Lower is more promising. Weights were tuned on deals 1..1000 with 4 cells.
 fn score(s: &State, rules: &Rules, w: &Weights) -> i32 {
     let home = s.home();
-    let out = (Card::COUNT - s.cards_home()) as i32;
-    let (mut buried, mut buried_next, mut disorder, mut under_run) = (0i32, 0i32, 0i32, 0i32);
-    for i in 0..rules.columns {
-        let cards = s.column(i);
-        let mut lowest = u8::MAX;
-        for (depth, &c) in cards.iter().enumerate() {
-            // Card numbers are (rank - 1) * 4 + suit; decoding inline keeps this loop tight.
-            let rank = c / 4 + 1;
-            if rank > lowest {
-                disorder += 1;
-            }
-            lowest = lowest.min(rank);
-            let above = (cards.len() - 1 - depth) as i32;
-            let next = home[usize::from(c & 3)] + 1;
-            if next == rank {
-                buried += above;
-            } else if next + 1 == rank {
-                buried_next += above;
-            }
-        }
-        if w.under_run != 0 && cards.len() > 1 {
-            let mut run = 1;
-            while run < cards.len()
-                && rules.fits(card_at(cards, cards.len() - run), card_at(cards, cards.len() - run - 1))
-            {
-                run += 1;
-            }
-            under_run += (cards.len() - run) as i32;
-        }
-    }
-    w.out * out + w.buried * buried + w.buried_next * buried_next + w.disorder * disorder
-        + w.under_run * under_run
+    let columns: i32 = (0..rules.columns).map(|i| column_score(s.column(i), &home, rules, w)).sum();
+    columns + global_score(s, rules, w)
+}
+
+/// The terms of the score that do not belong to one column.
+#[inline]
+fn global_score(s: &State, rules: &Rules, w: &Weights) -> i32 {
+    w.out * (Card::COUNT - s.cards_home()) as i32
         - w.cell * s.empty_cells(rules) as i32
         - w.column * s.empty_columns(rules) as i32
+}
+
+/// One column's part of the score, given what is home.
+#[inline]
+fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32 {
+    let (mut buried, mut buried_next, mut disorder) = (0i32, 0i32, 0i32);
+    let mut lowest = u8::MAX;
+    for (depth, &c) in cards.iter().enumerate() {
+        // Card numbers are (rank - 1) * 4 + suit; decoding inline keeps this loop tight.
+        let rank = c / 4 + 1;
+        if rank > lowest {
+            disorder += 1;
+        }
+        lowest = lowest.min(rank);
+        let above = (cards.len() - 1 - depth) as i32;
+        let next = home[usize::from(c & 3)] + 1;
+        if next == rank {
+            buried += above;
+        } else if next + 1 == rank {
+            buried_next += above;
+        }
+    }
+    let mut under_run = 0;
+    if w.under_run != 0 && cards.len() > 1 {
+        let mut run = 1;
+        while run < cards.len()
+            && rules.fits(card_at(cards, cards.len() - run), card_at(cards, cards.len() - run - 1))
+        {
+            run += 1;
+        }
+        under_run = (cards.len() - run) as i32;
+    }
+    w.buried * buried + w.buried_next * buried_next + w.disorder * disorder + w.under_run * under_run
+}
+
+/// Scores positions one move away from a parent, rescoring only the columns a move
+/// touched (unless a card went home, which changes every column's terms).
+struct ChildScorer {
+    columns: [i32; crate::rules::MAX_COLUMNS],
+    total: i32,
+    home: [u8; 4],
+}
+
+impl ChildScorer {
+    fn new(parent: &State, rules: &Rules, w: &Weights) -> ChildScorer {
+        let home = parent.home();
+        let mut columns = [0; crate::rules::MAX_COLUMNS];
+        for (i, c) in columns.iter_mut().enumerate().take(rules.columns) {
+            *c = column_score(parent.column(i), &home, rules, w);
+        }
+        ChildScorer { columns, total: columns.iter().sum(), home }
+    }
+
+    fn score(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> i32 {
+        if child.home() != self.home {
+            return score(child, rules, w);
+        }
+        let mut total = self.total;
+        let mut done = 0u16;
+        for p in played {
+            for place in [p.m.from, p.m.to] {
+                if let crate::state::Place::Column(i) = place {
+                    let i = usize::from(i);
+                    if done & (1 << i) == 0 {
+                        done |= 1 << i;
+                        total += column_score(child.column(i), &self.home, rules, w) - self.columns[i];
+                    }
+                }
+            }
+        }
+        total + global_score(child, rules, w)
+    }
 }
 
 #[inline]
@@ -314,6 +375,7 @@ impl Frontier {
             (parent.fingerprint, parent.state.clone())
         };
         let mut played = Vec::with_capacity(8);
+        let scorer = ChildScorer::new(&scratch, rules, &self.weights);
         for &m in moves.iter() {
             played.clear();
             played.push(scratch.play(m));
@@ -326,7 +388,7 @@ impl Frontier {
             if fresh {
                 let won = scratch.is_won();
                 // Adding the depth keeps the search from wandering down long plateaus.
-                let priority = score(&scratch, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
+                let priority = scorer.score(&scratch, &played, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
                 self.nodes.push(Node {
                     state: scratch.clone(),
                     fingerprint,
@@ -360,31 +422,33 @@ fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     };
     let mut moves = Vec::with_capacity(64);
     let stored = |f: &[Frontier]| f.iter().map(|f| f.seen.len()).sum::<usize>();
-    for turn in 0usize.. {
+    let bytes = |f: &[Frontier]| f.iter().map(Frontier::bytes).sum::<usize>();
+    let mut turn = 0usize;
+    let outcome = loop {
         let k = turn % frontiers.len();
-        let step = frontiers[k].step(rules, meter, &mut moves);
-        match step {
-            Err(limit) => return Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers)),
-            Ok(Step::Won(path)) => return Pass::Settled(Status::Solved, path, stored(&frontiers)),
+        match frontiers[k].step(rules, meter, &mut moves) {
+            Err(limit) => break Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers)),
+            Ok(Step::Won(path)) => break Pass::Settled(Status::Solved, path, stored(&frontiers)),
             // Any one strategy that runs out has expanded every reachable position, with
             // every single-card move among the moves: a proof.
-            Ok(Step::Exhausted) => return Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers)),
+            Ok(Step::Exhausted) => break Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers)),
             Ok(Step::OutOfMemory) => {
-                return Pass::Settled(Status::Unknown(Limit::Memory), vec![], stored(&frontiers))
+                break Pass::Settled(Status::Unknown(Limit::Memory), vec![], stored(&frontiers))
             }
             Ok(Step::Expanded) => {}
         }
-        if turn % 64 == 0 {
-            let bytes = frontiers.iter().map(Frontier::bytes).sum();
-            if let Some(limit) = meter.memory(bytes) {
-                return Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers));
+        turn += 1;
+        if turn.is_multiple_of(64) {
+            if let Some(limit) = meter.memory(bytes(&frontiers)) {
+                break Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers));
             }
             if stored(&frontiers) >= BEST_FIRST_STATES {
-                return Pass::Undecided(stored(&frontiers));
+                break Pass::Undecided(stored(&frontiers));
             }
         }
-    }
-    unreachable!("the loop returns")
+    };
+    meter.memory(bytes(&frontiers));
+    outcome
 }
 
 impl Frontier {
@@ -412,7 +476,24 @@ struct Frame {
 
 /// The exhaustive pass: single-card moves only (and runs under the relaxed rule), tried
 /// best-scored first, until a win or until every reachable position has been seen.
-fn depth_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
+/// How a depth-first pass runs.
+#[derive(Clone, Copy)]
+struct DepthFirst {
+    /// Generate runs as single moves (shortcuts) too.
+    sequences: bool,
+    /// Order moves by the score of the positions they lead to, not by kind alone.
+    scored: bool,
+    /// Give up undecided after this many nodes.
+    cap: Option<u64>,
+}
+
+impl DepthFirst {
+    const QUICK: DepthFirst = DepthFirst { sequences: true, scored: true, cap: Some(QUICK_NODES) };
+    const EXHAUSTIVE: DepthFirst = DepthFirst { sequences: false, scored: true, cap: None };
+}
+
+fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) -> Pass {
+    let first_node = meter.nodes;
     let mut seen = FingerprintSet::new(meter.budget.max_memory);
     let mut state = root.clone();
     let _ = seen.insert(state.fingerprint(rules));
@@ -420,9 +501,19 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     let mut moves: Vec<Move> = vec![];
     let mut frames: Vec<Frame> = vec![];
     let mut scratch = Vec::with_capacity(64);
+    let footprint = |seen: &FingerprintSet, moves: &Vec<Move>, played: &Vec<Played>, frames: &Vec<Frame>| {
+        seen.bytes()
+            + moves.capacity() * std::mem::size_of::<Move>()
+            + played.capacity() * std::mem::size_of::<Played>()
+            + frames.capacity() * std::mem::size_of::<Frame>()
+    };
 
-    push_frame(&state, rules, false, 0, &mut moves, &mut frames, &mut scratch);
-    while let Some(frame) = frames.last_mut() {
+    push_frame(&state, rules, how, 0, &mut moves, &mut frames, &mut scratch);
+    let outcome = loop {
+        let Some(frame) = frames.last_mut() else {
+            // Every position reachable was expanded, with every single-card move among the moves.
+            break Pass::Settled(Status::Unsolvable, vec![], seen.len());
+        };
         if frame.next == frame.end {
             let (entered_at, begin) = (frame.entered_at, frame.begin);
             frames.pop();
@@ -435,34 +526,32 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
         let mark = played.len();
         played.push(state.play(m));
         state.autoplay(rules, &mut played);
-        let fresh = match seen.insert(state.fingerprint(rules)) {
-            Ok(fresh) => fresh,
-            Err(OutOfMemory) => return Pass::Settled(Status::Unknown(Limit::Memory), vec![], seen.len()),
-        };
-        if !fresh {
-            undo_to(&mut state, &mut played, mark);
-            continue;
+        match seen.insert(state.fingerprint(rules)) {
+            Ok(true) => {}
+            Ok(false) => {
+                undo_to(&mut state, &mut played, mark);
+                continue;
+            }
+            Err(OutOfMemory) => break Pass::Settled(Status::Unknown(Limit::Memory), vec![], seen.len()),
         }
         if state.is_won() {
-            return Pass::Settled(Status::Solved, played, seen.len());
+            break Pass::Settled(Status::Solved, played.clone(), seen.len());
         }
         if let Some(limit) = meter.tick(frames.len() as u32) {
-            return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+            break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+        }
+        if how.cap.is_some_and(|cap| meter.nodes - first_node >= cap) {
+            break Pass::Undecided(seen.len());
         }
         if meter.nodes.is_multiple_of(CHECK_EVERY) {
-            let bytes = seen.bytes()
-                + moves.capacity() * std::mem::size_of::<Move>()
-                + played.capacity() * std::mem::size_of::<Played>()
-                + frames.capacity() * std::mem::size_of::<Frame>();
-            if let Some(limit) = meter.memory(bytes) {
-                return Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+            if let Some(limit) = meter.memory(footprint(&seen, &moves, &played, &frames)) {
+                break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
             }
         }
-        push_frame(&state, rules, false, mark, &mut moves, &mut frames, &mut scratch);
-    }
-    meter.memory(seen.bytes());
-    // Every position reachable was expanded, with every single-card move among the moves.
-    Pass::Settled(Status::Unsolvable, vec![], seen.len())
+        push_frame(&state, rules, how, mark, &mut moves, &mut frames, &mut scratch);
+    };
+    meter.memory(footprint(&seen, &moves, &played, &frames));
+    outcome
 }
 
 fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
@@ -477,22 +566,36 @@ fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
 fn push_frame(
     state: &State,
     rules: &Rules,
-    sequences: bool,
+    how: DepthFirst,
     entered_at: usize,
     moves: &mut Vec<Move>,
     frames: &mut Vec<Frame>,
     scratch: &mut Vec<Move>,
 ) {
     scratch.clear();
-    generate(state, rules, sequences, scratch);
-    let mut keyed: Vec<(i32, u8, Move)> = scratch
+    generate(state, rules, how.sequences, scratch);
+    if !how.scored {
+        scratch.sort_by_key(|&m| priority(state, m));
+        let begin = moves.len();
+        moves.extend_from_slice(scratch);
+        frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
+        return;
+    }
+    let w = weights();
+    let scorer = ChildScorer::new(state, rules, &w);
+    let mut child = state.clone();
+    let mut played = Vec::with_capacity(8);
+    let mut keyed: Vec<(i32, (u8, u8), Move)> = scratch
         .iter()
         .map(|&m| {
-            let mut child = state.clone();
-            child.apply(m);
-            let mut autos = Vec::new();
-            child.autoplay(rules, &mut autos);
-            (score(&child, rules, &weights()), priority(m), m)
+            played.clear();
+            played.push(child.play(m));
+            child.autoplay(rules, &mut played);
+            let key = (scorer.score(&child, &played, rules, &w), priority(state, m), m);
+            for &p in played.iter().rev() {
+                child.undo(p);
+            }
+            key
         })
         .collect();
     keyed.sort_by_key(|&(s, p, _)| (s, p));
@@ -503,15 +606,21 @@ fn push_frame(
 
 /// Cheap move ordering for the depth-first pass: home first, then building on cards,
 /// then freeing cells, then into empty columns, then into cells.
-fn priority(m: Move) -> u8 {
+fn priority(state: &State, m: Move) -> (u8, u8) {
     use crate::state::Place::*;
-    match (m.from, m.to) {
+    let class = match (m.from, m.to) {
         (_, Home) => 0,
         (Cell(_), Column(_)) => 1,
-        (Column(_), Column(_)) => 2,
+        (Column(_), Column(d)) if state.len(usize::from(d)) > 0 => 2,
         (_, Cell(_)) => 4,
         _ => 3,
-    }
+    };
+    // Within a kind, moving from shorter columns first empties columns sooner.
+    let source = match m.from {
+        Column(i) => state.len(usize::from(i)) as u8,
+        _ => 0,
+    };
+    (class, source)
 }
 
 #[cfg(test)]
