@@ -3,6 +3,20 @@
 __version__: str
 DEFAULT_MAX_MEMORY: int
 
+def generate_moves(
+    columns: list[list[int]],
+    cells: list[int | None],
+    home: list[int],
+    *,
+    n_cells: int,
+    n_columns: int,
+    same_suit: bool = False,
+    kings_only: bool = False,
+    sequence_moves: str = "supermove",
+    sequences: bool = False,
+) -> list[str]:
+    """The moves the exhaustive search tries from a position, in standard notation."""
+
 def solve(
     columns: list[list[int]],
     cells: list[int | None],

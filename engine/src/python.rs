@@ -32,16 +32,7 @@ fn solve<'py>(
     max_seconds: Option<f64>,
     max_memory: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sequence_moves = match sequence_moves {
-        "supermove" => SequenceMoves::Supermove,
-        "single" => SequenceMoves::Single,
-        "relaxed" => SequenceMoves::Relaxed,
-        other => return Err(PyValueError::new_err(format!("unknown sequence_moves {other:?}"))),
-    };
-    if n_cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&n_columns) {
-        return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
-    }
-    let rules = Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves };
+    let rules = parse_rules(n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
     let start = State::new(&rules, &columns, &cells, home).map_err(|e| PyValueError::new_err(e.0))?;
     let defaults = Budget::default();
     let budget = Budget {
@@ -82,10 +73,56 @@ fn solve<'py>(
     Ok(out)
 }
 
+/// The moves the exhaustive search tries from a position, in standard notation: every
+/// single-card move (and run moves under the relaxed rule), with only the first empty
+/// cell and first empty column as destinations. Exposed so that tests can hold the
+/// engine's move generation against the referee's.
+#[pyfunction]
+#[pyo3(signature = (columns, cells, home, *, n_cells, n_columns, same_suit=false, kings_only=false,
+                    sequence_moves="supermove", sequences=false))]
+#[allow(clippy::too_many_arguments)]
+fn generate_moves(
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    n_cells: usize,
+    n_columns: usize,
+    same_suit: bool,
+    kings_only: bool,
+    sequence_moves: &str,
+    sequences: bool,
+) -> PyResult<Vec<String>> {
+    let rules = parse_rules(n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
+    let state = State::new(&rules, &columns, &cells, home).map_err(|e| PyValueError::new_err(e.0))?;
+    let mut out = vec![];
+    crate::moves::generate(&state, &rules, sequences, &mut out);
+    Ok(out.iter().map(|m| m.to_string()).collect())
+}
+
+fn parse_rules(
+    n_cells: usize,
+    n_columns: usize,
+    same_suit: bool,
+    kings_only: bool,
+    sequence_moves: &str,
+) -> PyResult<Rules> {
+    let sequence_moves = match sequence_moves {
+        "supermove" => SequenceMoves::Supermove,
+        "single" => SequenceMoves::Single,
+        "relaxed" => SequenceMoves::Relaxed,
+        other => return Err(PyValueError::new_err(format!("unknown sequence_moves {other:?}"))),
+    };
+    if n_cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&n_columns) {
+        return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
+    }
+    Ok(Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves })
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", crate::VERSION)?;
     m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_moves, m)?)?;
     Ok(())
 }

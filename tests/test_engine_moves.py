@@ -1,0 +1,77 @@
+"""The engine's exhaustive move set against the referee's legal moves, on real positions.
+
+A proof of unsolvability is only as good as the moves the search tries. The engine
+tries each single-card move once per destination kind (the first empty cell, the
+first empty column: others give the same position up to order), so after that
+normalisation its moves must be exactly the referee's legal single-card moves, less
+the ones that cannot change the position (cell to cell, a whole column into an
+empty one). Under the relaxed rule, run moves are real moves and must match too.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fcanalyze import Variant, _engine, microsoft_deal
+from fcanalyze.notation import CELL, COLUMN, parse_move
+from fcanalyze.rules import Position
+from fcanalyze.variant import Build, EmptyColumn, SequenceMoves
+
+
+def engine_moves(pos: Position) -> set:
+    v, b = pos.variant, pos.board
+    moves = _engine.generate_moves(
+        b.columns, b.cells, b.foundations, n_cells=v.cells, n_columns=v.columns,
+        same_suit=v.build is Build.SUIT, kings_only=v.empty_column is EmptyColumn.KINGS,
+        sequence_moves=v.sequence_moves.value,
+    )
+    return {normalise(pos, parse_move(m)) for m in moves}
+
+
+def referee_moves(pos: Position) -> set:
+    relaxed = pos.variant.sequence_moves is SequenceMoves.RELAXED
+    out = set()
+    for m in pos.legal_moves():
+        if m.source_kind == CELL and m.dest_kind == CELL:
+            continue
+        if m.dest_kind == COLUMN and m.source_kind == COLUMN and not pos.board.columns[m.dest] \
+                and m.count == len(pos.board.columns[m.source]):
+            continue
+        if m.count > 1 and not relaxed:
+            continue
+        out.add(normalise(pos, m))
+    return out
+
+
+def normalise(pos: Position, m) -> tuple:
+    if m.dest_kind == CELL:
+        dest = ("a free cell",)
+    elif m.dest_kind == COLUMN and not pos.board.columns[m.dest]:
+        dest = ("an empty column",)
+    else:
+        dest = (m.dest_kind, m.dest)
+    return (m.source_kind, m.source) + dest + (m.count or 1,)
+
+
+@pytest.mark.parametrize(
+    "spec,cells",
+    [("freecell", 4), ("freecell", 2), ("freecell", 1), ("freecell", 0), ("bakers-game", 3),
+     ("freecell,empty=kings", 4), ("relaxed-freecell", 2), ("single-move-freecell,columns=10", 3),
+     ("freecell,columns=5", 4)],
+)
+def test_engine_tries_every_legal_move(spec, cells):
+    variant = Variant.parse(spec, cells=cells)
+    rng = random.Random(f"{spec}:{cells}")
+    positions = 0
+    for deal in (1, 617, 11982, 28140, 2**31 + 3, 2**32 + 9, 8589934591):
+        pos = Position(microsoft_deal(deal, variant), variant)
+        for _ in range(80):
+            assert engine_moves(pos) == referee_moves(pos), (deal, pos.board)
+            positions += 1
+            legal = pos.legal_moves()
+            if not legal:
+                break
+            pos.apply(rng.choice(legal))
+    assert positions >= 40  # walks with few cells get stuck sooner
