@@ -6,6 +6,8 @@ can check the engine's solutions independently.
 
 from __future__ import annotations
 
+import functools
+
 from .board import Board
 from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF, card_text, make_card
 from .notation import CELL, CELL_SYMBOLS, COLUMN, FOUNDATION, Move, format_move
@@ -265,6 +267,13 @@ class Position:
                         moves.append(Move(COLUMN, src, COLUMN, dst, k))
         return moves
 
+    def expanded_length(self, move: Move, count: int) -> int:
+        """len(self.expand(move)) for a legal sequence move of `count` cards, without
+        building the moves."""
+        cells = self.empty_cells()
+        columns = self.empty_columns(move.dest) if self.variant.empty_column is EmptyColumn.ANY else 0
+        return expanded_length(count, cells, columns)
+
     def _may_fill(self, card: int) -> bool:
         return self.variant.empty_column is EmptyColumn.ANY or RANK_OF[card] == KING
 
@@ -293,6 +302,18 @@ class Position:
         out: list[Move] = []
         _plan(count, move.source, move.dest, cells, columns, out)
         return out
+
+
+@functools.lru_cache(maxsize=None)
+def expanded_length(n: int, cells: int, columns: int) -> int:
+    """How many single-card moves `expand` uses for n cards with that many empty cells
+    and empty columns (the destination not counted): the same recursion as _plan."""
+    if n <= cells + 1:
+        return 2 * n - 1
+    half = (1 + cells) << (columns - 1)
+    if n <= half:
+        return expanded_length(n, cells, columns - 1)
+    return 2 * expanded_length(n - half, cells, columns - 1) + expanded_length(half, cells, columns - 1)
 
 
 def _plan(n: int, src: int, dst: int, cells: list[int], columns: list[int], out: list[Move]) -> None:

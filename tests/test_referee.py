@@ -152,6 +152,8 @@ def test_fc_solve_solutions_under_many_variants_all_verify():
         variant = Variant.parse(spec, cells=cells)
         verdict = replay(microsoft_deal(deal, variant), variant, solution)
         assert verdict.won, (deal, spec, cells, args, verdict.summary())
+        # Carrying out every sequence move card by card gives the same verdict and counts.
+        assert replay(microsoft_deal(deal, variant), variant, solution, card_by_card=True) == verdict
 
 
 def test_variant_rules_really_differ_on_peer_solutions():

@@ -65,6 +65,7 @@ def test_expanded_sequence_moves_reach_the_same_position_one_card_at_a_time(empt
         if run > pos.sequence_move_limit(1):
             continue
         singles = pos.expand(move)
+        assert pos.expanded_length(move, run) == len(singles)
         by_supermove = pos.copy()
         by_supermove.apply(move)
         one_by_one = pos.copy()
