@@ -367,7 +367,7 @@ impl Frontier {
         for &m in moves.iter() {
             played.clear();
             played.push(scratch.play(m));
-            scratch.autoplay(rules, &mut played);
+            scratch.autoplay_after(rules, m, &mut played);
             let fingerprint = scratch.fingerprint_from(&self.nodes[id as usize].state, parent_fp, &played);
             let fresh = match self.seen.insert(fingerprint) {
                 Ok(fresh) => fresh,
@@ -515,7 +515,7 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
         frame.next += 1;
         let mark = played.len();
         played.push(state.play(m));
-        state.autoplay(rules, &mut played);
+        state.autoplay_after(rules, m, &mut played);
         match seen.insert(state.fingerprint(rules)) {
             Ok(true) => {}
             Ok(false) => {
@@ -580,7 +580,7 @@ fn push_frame(
         .map(|&m| {
             played.clear();
             played.push(child.play(m));
-            child.autoplay(rules, &mut played);
+            child.autoplay_after(rules, m, &mut played);
             let key = (scorer.score(&child, &played, rules, &w), priority(state, m), m);
             for &p in played.iter().rev() {
                 child.undo(p);

@@ -323,6 +323,20 @@ impl State {
         }
     }
 
+    /// `autoplay` after `m`, in a position that had no safe move before `m`. Unless `m`
+    /// sent a card home (which can make any card safe), only the card `m` uncovered can
+    /// have become safe, so the full scan is needed only then.
+    pub fn autoplay_after(&mut self, rules: &Rules, m: Move, played: &mut Vec<Played>) {
+        let uncovered = match (m.from, m.to) {
+            (_, Place::Home) => return self.autoplay(rules, played),
+            (Place::Column(i), _) => self.top(usize::from(i)),
+            _ => None,
+        };
+        if uncovered.is_some_and(|c| self.safe_to_foundation(rules, c)) {
+            self.autoplay(rules, played);
+        }
+    }
+
     /// The fingerprint of this position's canonical form: the same for positions that
     /// differ only in the order of their columns or of their free cells.
     pub fn fingerprint(&self, rules: &Rules) -> u128 {
