@@ -1,10 +1,14 @@
-//! The search: a best-first pass to find solutions fast, then an exhaustive one to settle the rest.
+//! The search: quick passes to find solutions fast, then an exhaustive one to settle the rest.
 //!
-//! Both passes play safe foundation moves at once and merge positions by canonical
-//! fingerprint; neither prunes anything else, so a search that runs out of positions
-//! has proved the deal lost. The first pass is bounded; the second is a depth-first
-//! search over single-card moves (plus runs, under the relaxed rule, where they are
-//! real moves) that ends only with a win, exhaustion, or a budget.
+//! 1. A greedy depth-first pass of a few hundred nodes that skips moves breaking up
+//!    runs. It only ever finds solutions: running out proves nothing.
+//! 2. Two best-first searches side by side, with every move, up to a size bound.
+//! 3. A depth-first search over single-card moves (plus runs under the relaxed rule,
+//!    where they are real moves) that ends only with a win, exhaustion, or a budget.
+//!
+//! Every pass plays safe foundation moves at once and merges positions by canonical
+//! fingerprint. Passes 2 and 3 prune nothing else, so either running out of positions
+//! has proved the deal lost.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -13,7 +17,7 @@ use std::time::{Duration, Instant};
 use crate::card::Card;
 use crate::moves::generate;
 use crate::rules::Rules;
-use crate::state::{Move, Played, State};
+use crate::state::{Move, Place, Played, State};
 use crate::visited::{FingerprintSet, OutOfMemory};
 
 /// Which budget stopped a search that did not settle its deal.
@@ -412,6 +416,7 @@ fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     let mut turn = 0usize;
     let outcome = loop {
         let k = turn % frontiers.len();
+        turn += 1;
         match frontiers[k].step(rules, meter, &mut moves) {
             Err(limit) => break Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers)),
             Ok(Step::Won(path)) => break Pass::Settled(Status::Solved, path, stored(&frontiers)),
@@ -423,7 +428,6 @@ fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             }
             Ok(Step::Expanded) => {}
         }
-        turn += 1;
         if turn.is_multiple_of(64) {
             if let Some(limit) = meter.memory(bytes(&frontiers)) {
                 break Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers));
@@ -468,18 +472,20 @@ struct DepthFirst {
     weights: Weights,
     /// Generate runs as single moves (shortcuts) too.
     sequences: bool,
-    /// Order moves by the score of the positions they lead to, not by kind alone.
-    scored: bool,
+    /// Skip moves that rarely help: those that break up a run (the deepest card moved
+    /// lies on its natural parent). A pass that prunes proves nothing when it runs
+    /// out: it ends undecided.
+    prune: bool,
     /// Give up undecided after this many nodes.
     cap: Option<u64>,
 }
 
 impl DepthFirst {
     const QUICK: DepthFirst =
-        DepthFirst { weights: PORTFOLIO[0], sequences: true, scored: true, cap: Some(QUICK_NODES) };
+        DepthFirst { weights: PORTFOLIO[0], sequences: true, prune: true, cap: Some(QUICK_NODES) };
 
     const EXHAUSTIVE: DepthFirst =
-        DepthFirst { weights: PORTFOLIO[0], sequences: false, scored: true, cap: None };
+        DepthFirst { weights: PORTFOLIO[0], sequences: false, prune: false, cap: None };
 }
 
 fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) -> Pass {
@@ -501,6 +507,9 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
     push_frame(&state, rules, how, 0, &mut moves, &mut frames, &mut scratch);
     let outcome = loop {
         let Some(frame) = frames.last_mut() else {
+            if how.prune {
+                break Pass::Undecided(seen.len());
+            }
             // Every position reachable was expanded, with every single-card move among the moves.
             break Pass::Settled(Status::Unsolvable, vec![], seen.len());
         };
@@ -564,12 +573,8 @@ fn push_frame(
 ) {
     scratch.clear();
     generate(state, rules, how.sequences, scratch);
-    if !how.scored {
-        scratch.sort_by_key(|&m| priority(state, m));
-        let begin = moves.len();
-        moves.extend_from_slice(scratch);
-        frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
-        return;
+    if how.prune {
+        scratch.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(state, rules, m));
     }
     let w = how.weights;
     let scorer = ChildScorer::new(state, rules, &w);
@@ -592,6 +597,19 @@ fn push_frame(
     let begin = moves.len();
     moves.extend(keyed.into_iter().map(|(_, _, m)| m));
     frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
+}
+
+/// Whether the deepest card `m` moves lies on the card it would be built on anyway,
+/// so that the move breaks up a run.
+fn lead_sits_on_parent(state: &State, rules: &Rules, m: Move) -> bool {
+    match m.from {
+        Place::Column(i) => {
+            let cards = state.column(usize::from(i));
+            let lead = cards.len() - usize::from(m.count);
+            lead >= 1 && rules.fits(card_at(cards, lead), card_at(cards, lead - 1))
+        }
+        _ => false,
+    }
 }
 
 /// Cheap move ordering for the depth-first pass: home first, then building on cards,
