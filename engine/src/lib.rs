@@ -10,6 +10,9 @@ pub mod search;
 pub mod state;
 pub mod visited;
 
+#[cfg(test)]
+mod testdata;
+
 #[cfg(feature = "python")]
 mod python;
 

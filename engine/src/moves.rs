@@ -109,16 +109,9 @@ fn card(c: u8) -> Card {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::{columns, MS1};
 
-    fn cols(text: &str) -> Vec<Vec<u8>> {
-        text.lines()
-            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
-            .collect()
-    }
 
-    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
-                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
-                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
 
     fn names(moves: &[Move]) -> Vec<String> {
         let mut v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
@@ -129,7 +122,7 @@ mod tests {
     #[test]
     fn deal_one_opening_moves() {
         let rules = Rules::FREECELL;
-        let s = State::new(&rules, &cols(MS1), &[None; 4], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];
         generate(&s, &rules, true, &mut out);
         // Onto a card: 6H? no. 8C on 9? 9 tops: 9C (col 2) is black; 8H would fit, not 8C.
@@ -142,7 +135,7 @@ mod tests {
     fn runs_move_as_one_within_the_limit_and_only_first_empty_targets() {
         let rules = Rules::FREECELL;
         // Column 1 holds a run 9S 8H 7C; column 2 is topped by TH; columns 6..8 are empty.
-        let mut c = cols("KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
+        let mut c = columns("KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
                           AH 2H 3H 4H 5H 6H 7H 9H JH QH KH AC 2C 3C 4C 5C 6C 8C 9C TC JC QC KC\n\
                           AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD");
         c.resize(8, vec![]);
@@ -166,7 +159,7 @@ mod tests {
     #[test]
     fn kings_only_and_same_suit_rules() {
         let rules = Rules { kings_only: true, same_suit: true, ..Rules::FREECELL };
-        let mut c = cols("QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
+        let mut c = columns("QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
                           AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC\n\
                           AD 2D 3D 4D 5D 6D 7D 8D 9D TD KD");
         c.resize(8, vec![]);

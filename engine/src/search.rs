@@ -634,21 +634,11 @@ fn priority(state: &State, m: Move) -> (u8, u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::{columns, MS1, MS11982};
     use crate::rules::SequenceMoves;
     use crate::state::Place;
 
-    fn cols(text: &str) -> Vec<Vec<u8>> {
-        text.lines()
-            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
-            .collect()
-    }
 
-    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
-                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
-                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
-    const MS11982: &str = "AH 3D KD JC 6C JD KC\nAS 3H 6H 5D 2C 7D 8D\n4H QS 5S 5C TH 8H 2S\n\
-                           AC QC 4D 8C QH 9C 3S\n2D 8S 9H 9D 6D 2H\n6S 7H JH TD TC QD\n\
-                           TS AD 9S KH 4S 4C\nJS KS 3C 7C 7S 5H";
 
     /// Replays a solution with the engine's own move checks (the Python referee is the
     /// independent judge; this only guards the engine's bookkeeping).
@@ -687,7 +677,7 @@ mod tests {
     #[test]
     fn deal_one_is_solved_with_a_solution_that_replays() {
         let rules = Rules::FREECELL;
-        let s = State::new(&rules, &cols(MS1), &[None; 4], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!(out.status, Status::Solved);
         assert!(replays_to_a_win(&s, &rules, &out.solution));
@@ -697,7 +687,7 @@ mod tests {
     #[test]
     fn deal_11982_is_proved_unsolvable_and_deal_one_too_with_two_cells() {
         let rules = Rules::FREECELL;
-        let s = State::new(&rules, &cols(MS11982), &[None; 4], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!(out.status, Status::Unsolvable);
         assert!(out.solution.is_empty());
@@ -706,7 +696,7 @@ mod tests {
     #[test]
     fn budgets_give_unknown_with_their_limit() {
         let rules = Rules::FREECELL;
-        let s = State::new(&rules, &cols(MS11982), &[None; 4], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
         let few = Budget { max_nodes: 100, ..Budget::default() };
         assert_eq!(solve(&s, &rules, few, &mut never()).status, Status::Unknown(Limit::Nodes));
         let small = Budget { max_memory: 100_000, ..Budget::default() };
@@ -724,7 +714,7 @@ mod tests {
     #[test]
     fn same_input_same_counters() {
         let rules = Rules::FREECELL.with_cells(2);
-        let s = State::new(&rules, &cols(MS1), &[None; 2], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
         let a = solve(&s, &rules, Budget::default(), &mut never());
         let b = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!((a.status, a.nodes, a.states, a.max_depth), (b.status, b.nodes, b.states, b.max_depth));
@@ -734,7 +724,7 @@ mod tests {
     #[test]
     fn relaxed_rules_search_runs_in_the_exhaustive_pass() {
         let rules = Rules { sequence_moves: SequenceMoves::Relaxed, ..Rules::FREECELL.with_cells(1) };
-        let s = State::new(&rules, &cols(MS1), &[None; 1], [0; 4]).unwrap();
+        let s = State::new(&rules, &columns(MS1), &[None; 1], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_ne!(out.status, Status::Unknown(Limit::Nodes));
         if out.status == Status::Solved {

@@ -447,25 +447,18 @@ fn mix(z: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::{columns, MS1};
 
-    pub(crate) fn parse_columns(text: &str) -> Vec<Vec<u8>> {
-        text.lines()
-            .map(|l| l.split_whitespace().map(|t| Card::parse(t).unwrap().index()).collect())
-            .collect()
-    }
 
-    const MS1: &str = "JD KD 2S 4C 3S 6D 6S\n2D KC KS 5C TD 8S 9C\n9H 9S 9D TS 4S 8D 2H\n\
-                       JC 5S QD QH TH QS 6H\n5D AD JS 4H 8H 6C\n7H QC AS AC 2C 3D\n\
-                       7C KH AH 4D JH 8C\n5H 3H 3C 7S 7D TC";
 
     fn ms1() -> State {
-        State::new(&Rules::FREECELL, &parse_columns(MS1), &[None; 4], [0; 4]).unwrap()
+        State::new(&Rules::FREECELL, &columns(MS1), &[None; 4], [0; 4]).unwrap()
     }
 
     #[test]
     fn layouts_round_trip_and_bad_ones_are_refused() {
         let s = ms1();
-        let cols = parse_columns(MS1);
+        let cols = columns(MS1);
         for (i, col) in cols.iter().enumerate() {
             assert_eq!(s.column(i), &col[..]);
         }
@@ -507,7 +500,7 @@ mod tests {
     #[test]
     fn fingerprint_ignores_column_and_cell_order_only() {
         let rules = Rules::FREECELL;
-        let cols = parse_columns(MS1);
+        let cols = columns(MS1);
         let a = State::new(&rules, &cols, &[None; 4], [0; 4]).unwrap();
         let mut rev = cols.clone();
         rev.reverse();
