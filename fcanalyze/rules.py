@@ -79,6 +79,11 @@ class Position:
             length += 1
         return length
 
+    def _is_run(self, col: list[int], k: int) -> bool:
+        """Whether the last k cards of `col` form a movable run."""
+        fits = self.fits_on
+        return all(fits(col[-i], col[-i - 1]) for i in range(1, k))
+
     def empty_cells(self) -> int:
         return self.board.cells.count(None)
 
@@ -167,25 +172,25 @@ class Position:
             self._check_lands(top, target, dst)
             return 1
 
-        run = self.run_length(src)
         if count is None:
             if target:
-                # The notation leaves the size out: the only run that fits is meant.
-                count = next(
-                    (k for k in range(1, run + 1) if self.fits_on(col[-k], target[-1])), None
-                )
-                if count is None:
+                # The notation leaves the size out: the only run that fits is meant, and
+                # only the card one rank below the target can fit on it.
+                k = RANK_OF[target[-1]] - RANK_OF[col[-1]]
+                if not (1 <= k <= len(col) and self.fits_on(col[-k], target[-1])
+                        and self._is_run(col, k)):
                     raise IllegalMove(
                         f"nothing at the end of column {src + 1} fits on {card_text(target[-1])}"
                     )
+                count = k
             else:
                 count = 1
         if count > len(col):
             raise IllegalMove(f"column {src + 1} holds only {len(col)} card(s), not {count}")
-        if count > run:
+        if count > 1 and not self._is_run(col, count):
             raise IllegalMove(
                 f"the last {count} cards of column {src + 1} are not a run "
-                f"(only the last {run} are)"
+                f"(only the last {self.run_length(src)} are)"
             )
         self._check_lands(col[-count], target, dst)
         if count > 1:
