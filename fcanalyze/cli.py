@@ -200,10 +200,14 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     rules = _variant(variant, cells)
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal number N or --board FILE, not both")
-    target, what = _starting_board(number, board_file, rules)
+    if number is not None:
+        target = parse_deal_number(number)
+        what = f"deal {target}"
+    else:
+        text, what = _read_text(board_file)
+        target = parse_board(text, rules, source=what)
     result = solve_job(
-        target if board_file else int(number.replace(",", "").replace("_", "")),
-        variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory,
+        target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory
     )
     if as_json:
         click.echo(json.dumps(result.to_dict()))
