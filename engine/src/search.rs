@@ -492,19 +492,21 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
     let first_node = meter.nodes;
     let mut seen = FingerprintSet::new(meter.budget.max_memory);
     let mut state = root.clone();
-    let _ = seen.insert(state.fingerprint(rules));
+    let root_fp = state.fingerprint(rules);
+    let _ = seen.insert(root_fp);
     let mut played: Vec<Played> = vec![];
-    let mut moves: Vec<Move> = vec![];
+    // Each untried move with the fingerprint of the position it leads to.
+    let mut moves: Vec<(Move, u128)> = vec![];
     let mut frames: Vec<Frame> = vec![];
     let mut scratch = Vec::with_capacity(64);
-    let footprint = |seen: &FingerprintSet, moves: &Vec<Move>, played: &Vec<Played>, frames: &Vec<Frame>| {
+    let footprint = |seen: &FingerprintSet, moves: &Vec<(Move, u128)>, played: &Vec<Played>, frames: &Vec<Frame>| {
         seen.bytes()
-            + moves.capacity() * std::mem::size_of::<Move>()
+            + moves.capacity() * std::mem::size_of::<(Move, u128)>()
             + played.capacity() * std::mem::size_of::<Played>()
             + frames.capacity() * std::mem::size_of::<Frame>()
     };
 
-    push_frame(&state, rules, how, 0, &mut moves, &mut frames, &mut scratch);
+    push_frame(&state, root_fp, &seen, rules, how, 0, &mut moves, &mut frames, &mut scratch);
     let outcome = loop {
         let Some(frame) = frames.last_mut() else {
             if how.prune {
@@ -520,12 +522,12 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
             undo_to(&mut state, &mut played, entered_at);
             continue;
         }
-        let m = moves[frame.next];
+        let (m, fingerprint) = moves[frame.next];
         frame.next += 1;
         let mark = played.len();
         played.push(state.play(m));
         state.autoplay_after(rules, m, &mut played);
-        match seen.insert(state.fingerprint(rules)) {
+        match seen.insert(fingerprint) {
             Ok(true) => {}
             Ok(false) => {
                 undo_to(&mut state, &mut played, mark);
@@ -547,7 +549,7 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
                 break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
             }
         }
-        push_frame(&state, rules, how, mark, &mut moves, &mut frames, &mut scratch);
+        push_frame(&state, fingerprint, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
     };
     meter.memory(footprint(&seen, &moves, &played, &frames));
     outcome
@@ -562,12 +564,16 @@ fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
 
 /// Generates the moves from `state`, most promising first, onto the moves stack.
 /// Moves are tried in the order of the positions they lead to, best score first.
+/// Positions already seen are left out: the search would turn back from them anyway.
+#[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &State,
+    fingerprint: u128,
+    seen: &FingerprintSet,
     rules: &Rules,
     how: DepthFirst,
     entered_at: usize,
-    moves: &mut Vec<Move>,
+    moves: &mut Vec<(Move, u128)>,
     frames: &mut Vec<Frame>,
     scratch: &mut Vec<Move>,
 ) {
@@ -580,22 +586,24 @@ fn push_frame(
     let scorer = ChildScorer::new(state, rules, &w);
     let mut child = state.clone();
     let mut played = Vec::with_capacity(8);
-    let mut keyed: Vec<(i32, (u8, u8), Move)> = scratch
+    let mut keyed: Vec<(i32, (u8, u8), Move, u128)> = scratch
         .iter()
-        .map(|&m| {
+        .filter_map(|&m| {
             played.clear();
             played.push(child.play(m));
             child.autoplay_after(rules, m, &mut played);
-            let key = (scorer.score(&child, &played, rules, &w), priority(state, m), m);
+            let child_fp = child.fingerprint_from(state, fingerprint, &played);
+            let key = (!seen.contains(child_fp))
+                .then(|| (scorer.score(&child, &played, rules, &w), priority(state, m), m, child_fp));
             for &p in played.iter().rev() {
                 child.undo(p);
             }
             key
         })
         .collect();
-    keyed.sort_by_key(|&(s, p, _)| (s, p));
+    keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     let begin = moves.len();
-    moves.extend(keyed.into_iter().map(|(_, _, m)| m));
+    moves.extend(keyed.into_iter().map(|(_, _, m, fp)| (m, fp)));
     frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
 }
 
