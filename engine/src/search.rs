@@ -402,6 +402,18 @@ impl Frontier {
         }
         Ok(Step::Expanded)
     }
+
+    /// Every move from the root to node `id`.
+    fn path_to(&self, mut id: u32) -> Vec<Played> {
+        let mut segments = vec![];
+        while id != 0 {
+            let node = &self.nodes[id as usize];
+            let at = node.moves_at as usize;
+            segments.push(&self.played[at..at + usize::from(node.moves_len)]);
+            id = node.parent;
+        }
+        segments.into_iter().rev().flatten().copied().collect()
+    }
 }
 
 fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
@@ -439,19 +451,6 @@ fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     };
     meter.memory(bytes(&frontiers));
     outcome
-}
-
-impl Frontier {
-    fn path_to(&self, mut id: u32) -> Vec<Played> {
-        let mut segments = vec![];
-        while id != 0 {
-            let node = &self.nodes[id as usize];
-            let at = node.moves_at as usize;
-            segments.push(&self.played[at..at + usize::from(node.moves_len)]);
-            id = node.parent;
-        }
-        segments.into_iter().rev().flatten().copied().collect()
-    }
 }
 
 /// One level of the depth-first search: the moves to try here, and how we got here.
@@ -620,8 +619,9 @@ fn lead_sits_on_parent(state: &State, rules: &Rules, m: Move) -> bool {
     }
 }
 
-/// Cheap move ordering for the depth-first pass: home first, then building on cards,
-/// then freeing cells, then into empty columns, then into cells.
+/// The tie-break between moves whose positions score the same in a depth-first pass:
+/// home first, then out of a cell, then onto a card, then into an empty column, then
+/// into a cell.
 fn priority(state: &State, m: Move) -> (u8, u8) {
     use crate::state::Place::*;
     let class = match (m.from, m.to) {
