@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
 
 from . import _engine
@@ -69,6 +70,12 @@ def _parse_size(value: int | str | None) -> int | None:
     return size
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed_variant(spec: str, cells: int | None) -> Variant:
+    # Sweeps solve thousands of deals under one variant; parse its text once.
+    return Variant.parse(spec, cells=cells)
+
+
 def solve(
     deal_or_board: int | Board,
     *,
@@ -83,7 +90,7 @@ def solve(
     Budgets default to none for nodes and seconds and to DEFAULT_MAX_MEMORY (8 GiB)
     for memory. Raises EngineError if the engine's solution fails the referee.
     """
-    rules = Variant.parse(variant, cells=cells) if isinstance(variant, str) else variant
+    rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
     if cells is not None and rules.cells != cells:
         rules = rules.with_cells(cells)
     if isinstance(deal_or_board, Board):
