@@ -253,6 +253,9 @@ class Position:
                 moves.append(Move(kind, src, FOUNDATION, 0, 1))
             # A card may also go from one cell to another: legal, if never useful.
             moves.extend(Move(kind, src, CELL, slot, 1) for slot in free_slots)
+            if kind == COLUMN:
+                col = board.columns[src]
+                run = self.run_length(src)
             for dst, target in enumerate(board.columns):
                 if kind == COLUMN and dst == src:
                     continue
@@ -260,8 +263,6 @@ class Position:
                     if (self.fits_on(card, target[-1]) if target else self._may_fill(card)):
                         moves.append(Move(CELL, src, COLUMN, dst, 1))
                     continue
-                col = board.columns[src]
-                run = self.run_length(src)
                 limit = self.sequence_move_limit(dst)
                 for k in range(1, min(run, limit) + 1):
                     base = col[-k]

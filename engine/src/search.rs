@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use crate::card::Card;
 use crate::moves::generate;
 use crate::rules::Rules;
-use crate::state::{Move, Place, Played, State};
+use crate::state::{run_length, Move, Place, Played, State};
 use crate::visited::{FingerprintSet, OutOfMemory};
 
 /// Which budget stopped a search that did not settle its deal.
@@ -241,16 +241,7 @@ fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32
             buried_next += above;
         }
     }
-    let mut under_run = 0;
-    if w.under_run != 0 && cards.len() > 1 {
-        let mut run = 1;
-        while run < cards.len()
-            && rules.fits(card_at(cards, cards.len() - run), card_at(cards, cards.len() - run - 1))
-        {
-            run += 1;
-        }
-        under_run = (cards.len() - run) as i32;
-    }
+    let under_run = if w.under_run != 0 { (cards.len() - run_length(rules, cards)) as i32 } else { 0 };
     w.buried * buried + w.buried_next * buried_next + w.disorder * disorder + w.under_run * under_run
 }
 

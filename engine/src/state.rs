@@ -216,16 +216,11 @@ impl State {
 
     /// How many cards at the end of `col` form a run that may move together.
     pub fn run_length(&self, rules: &Rules, col: usize) -> usize {
-        let cards = self.column(col);
-        let mut n = cards.len().min(1);
-        while n < cards.len() && rules.fits(card(cards[cards.len() - n]), card(cards[cards.len() - n - 1])) {
-            n += 1;
-        }
-        n
+        run_length(rules, self.column(col))
     }
 
     /// Carries out `m` without checking it: the caller generated it as legal.
-    /// `apply(m)` then `apply(m.reversed())` gives the position back.
+    /// `undo` of what `play(m)` returns gives the position back.
     pub fn apply(&mut self, m: Move) {
         let n = usize::from(m.count);
         let mut moving = [NO_CARD; 13];
@@ -373,6 +368,16 @@ impl State {
             .filter(|&&c| c != NO_CARD)
             .fold(0u128, |sum, &c| sum.wrapping_add(t.cell[usize::from(c)]))
     }
+}
+
+/// How many cards at the end of `cards` form a run that may move together.
+#[inline]
+pub fn run_length(rules: &Rules, cards: &[u8]) -> usize {
+    let mut n = cards.len().min(1);
+    while n < cards.len() && rules.fits(card(cards[cards.len() - n]), card(cards[cards.len() - n - 1])) {
+        n += 1;
+    }
+    n
 }
 
 #[inline]

@@ -89,11 +89,6 @@ impl FingerprintSet {
         }
         Ok(())
     }
-
-    /// The most bytes the next growth would hold at once (for peak-memory accounting).
-    pub fn peak_bytes_if_grown(&self) -> usize {
-        self.bytes() * 3
-    }
 }
 
 #[cfg(test)]
