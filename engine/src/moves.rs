@@ -43,36 +43,37 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
     let limit_onto_card = rules.sequence_limit(empty_cells, empty_cols);
     let limit_into_empty = rules.sequence_limit(empty_cells, empty_cols.saturating_sub(1));
     let mut tops = [None; crate::rules::MAX_COLUMNS];
+    // Which column each card tops, if any: a move onto a card is found by looking up
+    // the cards a moving card may go on, not by trying every pair of columns.
+    let mut column_topped_by = [u8::MAX; Card::COUNT];
     for (i, t) in tops.iter_mut().enumerate().take(ncols) {
         *t = s.top(i);
+        if let Some(c) = *t {
+            column_topped_by[usize::from(c.index())] = i as u8;
+        }
     }
     for src in 0..ncols {
         let cards = s.column(src);
-        let Some(top) = tops[src] else { continue };
+        if cards.is_empty() {
+            continue;
+        }
         let run = if sequences { s.run_length(rules, src) } else { 1 };
-        for (dst, &target_top) in tops.iter().enumerate().take(ncols) {
-            if dst == src {
-                continue;
+        // Onto a card: each card of the movable run has at most two cards to go on.
+        for k in 1..=run.min(limit_onto_card) {
+            for parent in rules.parents(card(cards[cards.len() - k])) {
+                let dst = column_topped_by[usize::from(parent.index())];
+                if dst != u8::MAX {
+                    out.push(Move::new(Place::Column(src as u8), Place::Column(dst), k as u8));
+                }
             }
-            match target_top {
-                Some(target) => {
-                    // Only one card of a run can fit on a given card: the one a rank lower.
-                    let k = usize::from(target.rank()).wrapping_sub(usize::from(top.rank()));
-                    if (1..=run.min(limit_onto_card)).contains(&k)
-                        && rules.fits(card(cards[cards.len() - k]), target)
-                    {
-                        out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
-                    }
+        }
+        // Into the first empty column.
+        if let Some(dst) = first_empty_col {
+            let most = run.min(limit_into_empty).min(cards.len() - 1);
+            for k in 1..=most {
+                if rules.may_fill_empty(card(cards[cards.len() - k])) {
+                    out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
                 }
-                None if Some(dst) == first_empty_col => {
-                    let most = run.min(limit_into_empty).min(cards.len() - 1);
-                    for k in 1..=most {
-                        if rules.may_fill_empty(card(cards[cards.len() - k])) {
-                            out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
-                        }
-                    }
-                }
-                None => {}
             }
         }
     }

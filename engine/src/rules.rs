@@ -51,6 +51,22 @@ impl Rules {
             }
     }
 
+    /// The cards `card` may be placed on in a column: two, one (same suit) or none (a king).
+    #[inline]
+    pub fn parents(&self, card: Card) -> impl Iterator<Item = Card> {
+        let (rank, suit) = (card.rank(), card.suit());
+        let choices: [Option<u8>; 2] = if rank == 13 {
+            [None, None]
+        } else if self.same_suit {
+            [Some(suit), None]
+        } else if card.is_red() {
+            [Some(0), Some(3)]
+        } else {
+            [Some(1), Some(2)]
+        };
+        choices.into_iter().flatten().map(move |s| Card::new(rank + 1, s))
+    }
+
     #[inline]
     pub fn may_fill_empty(&self, card: Card) -> bool {
         !self.kings_only || card.rank() == 13
