@@ -126,8 +126,9 @@ def main() -> None:
     print(f"largest search: deal {big[0]}, {big[4]:,} states, {big[5] / mib:.1f} MiB, "
           f"{o['bytes_per_state']:.1f} bytes per stored state; slowest: deal {o['slowest'][0]} "
           f"{o['slowest'][6]:.2f} s")
-    print("  (best-first nodes keep whole positions; the exhaustive pass keeps only 16-byte "
-          "fingerprints, 18 to 37 bytes per stored state as its table fills and doubles)")
+    print("  (best-first keeps a whole position only for the nodes it expands, a small record "
+          "for the others (48 bytes); the exhaustive pass keeps only 16-byte fingerprints, 18 to 37 bytes "
+          "per stored state as its table fills and doubles)")
     if o["unsolvable"]:
         shown = ", ".join(map(str, o["unsolvable"][:20])) + (" ..." if len(o["unsolvable"]) > 20 else "")
         print(f"proved unsolvable: {shown}")

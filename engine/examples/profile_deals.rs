@@ -6,7 +6,8 @@ use fcanalyze_engine::state::State;
 
 fn main() {
     let rules = Rules::FREECELL;
-    let mut nodes = 0;
+    let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
+    let mut per_deal = vec![];
     for path in std::env::args().skip(1) {
         let text = std::fs::read_to_string(&path).expect("readable board");
         for board in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
@@ -15,8 +16,21 @@ fn main() {
                 .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("card").index()).collect())
                 .collect();
             let s = State::new(&rules, &cols, &[None; 4], [0; 4]).expect("layout");
-            nodes += solve(&s, &rules, Budget::default(), &mut || false).nodes;
+            let out = solve(&s, &rules, Budget::default(), &mut || false);
+            nodes += out.nodes;
+            deals += 1;
+            seconds += out.seconds;
+            per_deal.push(out.nodes);
         }
     }
-    println!("{nodes} nodes");
+    per_deal.sort_unstable();
+    let q = |f: f64| per_deal[((per_deal.len() as f64 * f) as usize).min(per_deal.len() - 1)];
+    println!(
+        "{deals} deals, {nodes} nodes, {seconds:.2} s; nodes median {} p90 {} p99 {} max {}; top 1% sum {}",
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        q(1.0),
+        per_deal[per_deal.len() * 99 / 100..].iter().sum::<u64>()
+    );
 }

@@ -430,8 +430,9 @@ fn column_term(t: &Tables, cards: &[u8]) -> u128 {
     mix(cards.iter().enumerate().fold(0, |z, (h, &c)| z ^ t.column[h][usize::from(c)]))
 }
 
+/// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
 #[inline]
-fn fmix64(mut x: u64) -> u64 {
+pub(crate) fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
     x ^= x >> 33;
