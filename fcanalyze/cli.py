@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -222,6 +223,137 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
         )
     sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
+
+
+DEFAULT_SWEEP_DEALS = "1-1000"
+DEFAULT_SWEEP_CELLS = "4,2,1"
+
+
+class _TqdmHandler(logging.StreamHandler):
+    """Log lines on stderr that do not tear the progress bar."""
+
+    def emit(self, record):
+        from tqdm import tqdm
+
+        try:
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # pragma: no cover - logging must never raise
+            self.handleError(record)
+
+
+def _setup_logging(verbose: int, log_file: str | None) -> None:
+    """Worker processes' records reach these handlers through multiprocessing-logging."""
+    import multiprocessing_logging
+
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    console = _TqdmHandler()
+    console.setLevel([logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)])
+    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    root.addHandler(console)
+    if log_file is not None:
+        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        file_handler.setLevel(logging.DEBUG)
+        file_handler.setFormatter(
+            logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(levelname)s %(name)s: %(message)s")
+        )
+        root.addHandler(file_handler)
+    root.setLevel(min(h.level for h in root.handlers))
+    try:
+        multiprocessing_logging.install_mp_handler()
+    except AssertionError:  # a start method other than fork: workers write directly
+        pass
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--deals", "-d", "deals", default=DEFAULT_SWEEP_DEALS, show_default=True, metavar="RANGES",
+              help="Deals to run: ranges and numbers like 1-32000 or 1-100,617,11982, or @FILE "
+              "with one number or range per line.")
+@click.option("--cells", "-k", "cells", default=DEFAULT_SWEEP_CELLS, show_default=True, metavar="LIST",
+              help="Free-cell counts to run each deal with, like 4 or 1,2,4 or 0-4.")
+@click.option("--out", "-o", default="fcanalyze-results", show_default=True, metavar="DIR",
+              help="Dataset directory: created if missing; jobs already in it are skipped.")
+@click.option("--variant", default="freecell", show_default=True, metavar="SPEC",
+              help="Rules, as for 'fcanalyze solve' (the cell counts come from --cells).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Solver processes. Default: one per core.")
+@click.option("--max-seconds", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Per-job time budget; a job that runs out is recorded as unknown. 0: no limit.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+              help="Per-job budget of positions expanded. Default: no limit.")
+@click.option("--max-memory", metavar="SIZE", default=None,
+              help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit "
+              "in 80% of this machine's memory.")
+@click.option("--retry-unknown", is_flag=True,
+              help="Run the jobs recorded as unknown or error again (with these budgets) and "
+              "replace their rows.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--log-file", metavar="FILE", default=None,
+              help="Write every job's log record (from all workers) to FILE.")
+@click.option("--verbose", "-v", count=True, help="-v: log unknown jobs and pool events; -vv: every job.")
+def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memory, retry_unknown,
+          no_progress, log_file, verbose):
+    """Decide many deals at several cell counts into a Parquet dataset.
+
+    Every (deal, cells) job runs on a pool of solver processes. Each result is one
+    row in DIR (status, move counts, nodes, time, the referee-verified solution);
+    pandas, pyarrow, DuckDB and polars read DIR directly. Rerunning the same command
+    skips what is done, so a killed sweep resumes where it stopped. With no options
+    it decides deals 1..1000 at 4, 2 and 1 free cells: about a minute and a half on 2 cores.
+    """
+    from .sweep import plan_sweep
+
+    plan = plan_sweep(
+        deals, cells, out, variant=variant, workers=workers,
+        max_seconds=max_seconds or None, max_nodes=max_nodes, max_memory=max_memory,
+        retry_unknown=retry_unknown, progress=not no_progress,
+    )
+    try:
+        _setup_logging(verbose, log_file)
+        summary = plan.run()
+    finally:
+        plan.close()
+    click.echo(f"{summary.variant}: {summary.jobs:,} jobs in {summary.path} "
+               f"({summary.already_done:,} were already there, {summary.ran:,} run now)")
+    click.echo(summary.table())
+    if summary.ran:
+        click.echo(
+            f"wall {summary.wall_seconds:.1f} s; worker time: engine {summary.engine_seconds:.1f} s, "
+            f"referee {summary.verify_seconds:.1f} s; Parquet writes {summary.write_seconds:.2f} s"
+            + (f"; {summary.worker_deaths} worker(s) died and were replaced" if summary.worker_deaths else "")
+        )
+    if summary.interrupted:
+        click.echo(f"Interrupted: the {summary.ran:,} jobs finished are kept in {summary.path}; "
+                   "run the same command again to resume.", err=True)
+        sys.exit(130)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("dataset_dir", metavar="DIR")
+@click.argument("output", metavar="OUT")
+def export(dataset_dir, output):
+    """Write a sweep's dataset DIR as one file OUT (.parquet or .csv), sorted by variant, cells and deal."""
+    import os
+
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from .store import read_dataset
+
+    target = Path(output)
+    if target.suffix.lower() not in (".parquet", ".csv"):
+        raise FcanalyzeError(f"cannot tell the format of {output}: name it *.parquet or *.csv")
+    if target.is_dir():
+        raise FcanalyzeError(f"{output} is a directory; give a file name")
+    table = read_dataset(dataset_dir).sort_by([("variant", "ascending"), ("cells", "ascending"), ("deal", "ascending")])
+    tmp = target.with_name(f".{target.name}.tmp")
+    if target.suffix.lower() == ".csv":
+        pacsv.write_csv(table, tmp)
+    else:
+        pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, target)
+    click.echo(f"wrote {table.num_rows:,} rows to {output}")
 
 
 def main() -> None:

@@ -72,3 +72,58 @@ def parse_deal_number(text: str) -> int:
     if not cleaned.lstrip("-").isdigit():
         raise DealNumberError(f"a deal number must be a whole number, got {text!r}")
     return check_deal_number(int(cleaned))
+
+
+# A sweep's job list is built in memory; this keeps a typo like 1-8589934591 from
+# trying to allocate billions of jobs.
+MAX_SWEEP_DEALS = 50_000_000
+
+
+def parse_deal_ranges(text: str) -> list[int]:
+    """Deal numbers from text like `1-32000`, `1-100,617,11982` or `@FILE`.
+
+    A file holds one number or range per line; blank lines and `#` comments are
+    skipped. The result is sorted and has no repeats. Raises DealNumberError for
+    anything malformed, out of range or empty.
+    """
+    text = text.strip()
+    if text.startswith("@"):
+        path = text[1:]
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise DealNumberError(f"cannot read deal list {path}: {e.strerror or e}") from None
+        parts = []
+        for number, line in enumerate(lines, start=1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                parts.extend((f"{path}:{number}", p) for p in line.split(","))
+    else:
+        parts = [("", p) for p in text.split(",")]
+    spans: list[tuple[int, int]] = []
+    for where, part in parts:
+        prefix = f"{where}: " if where else ""
+        part = part.strip()
+        if not part:
+            raise DealNumberError(f"{prefix}empty item in deal list {text!r}")
+        lo_text, dash, hi_text = part.partition("-")
+        try:
+            lo = parse_deal_number(lo_text)
+            hi = parse_deal_number(hi_text) if dash else lo
+        except DealNumberError as e:
+            raise DealNumberError(f"{prefix}bad deal range {part!r}: {e}") from None
+        if hi < lo:
+            raise DealNumberError(f"{prefix}bad deal range {part!r}: it runs backwards")
+        spans.append((lo, hi))
+    if not spans:
+        raise DealNumberError(f"no deals in {text!r}")
+    total = sum(hi - lo + 1 for lo, hi in spans)
+    if total > MAX_SWEEP_DEALS:
+        raise DealNumberError(
+            f"{total:,} deals is more than one sweep takes ({MAX_SWEEP_DEALS:,}); split the range"
+        )
+    if len(spans) == 1:
+        lo, hi = spans[0]
+        return list(range(lo, hi + 1))
+    return sorted({d for lo, hi in spans for d in range(lo, hi + 1)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import asdict, dataclass, field
 
 from . import _engine
@@ -44,6 +45,8 @@ class SolveResult:
     deal: int | None = None
     variant: str = "freecell"
     cells: int = 4
+    # Time the referee took to replay the solution (0 unless solved).
+    verify_seconds: float = 0.0
 
     @property
     def solvable(self) -> bool | None:
@@ -116,8 +119,11 @@ def solve(
         max_memory=_parse_size(max_memory),
     )
     moves = card_moves = None
+    verify_seconds = 0.0
     if raw["status"] == SOLVED:
+        begin = time.perf_counter()
         verdict = replay(board, rules, raw["solution"])
+        verify_seconds = time.perf_counter() - begin
         if not verdict.won:
             where = f"deal {deal}" if deal is not None else "board"
             raise EngineError(
@@ -139,4 +145,5 @@ def solve(
         deal=deal,
         variant=rules.name,
         cells=rules.cells,
+        verify_seconds=verify_seconds,
     )

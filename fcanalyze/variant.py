@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -60,12 +62,15 @@ class Variant:
         )
 
     def with_cells(self, cells: int) -> Variant:
-        return replace(self, cells=cells)
+        return _with_cells(self, cells)
 
     @property
     def name(self) -> str:
         """Canonical name of the rules apart from the cell count, e.g. `freecell` or
         `bakers-game,empty=kings`. `Variant.parse(v.name)` gives back `v` (with 4 cells)."""
+        return _canonical_name(self)
+
+    def _canonical_name(self) -> str:
         best = None
         for preset, rules in PRESETS.items():
             overrides = _overrides(rules, self)
@@ -119,6 +124,17 @@ class Variant:
         if cells is not None:
             rules["cells"] = cells
         return cls(**rules)  # type: ignore[arg-type]
+
+
+# A sweep asks for these once per job; a variant is immutable, so each is worked out once.
+@functools.lru_cache(maxsize=256)
+def _canonical_name(variant: Variant) -> str:
+    return variant._canonical_name()
+
+
+@functools.lru_cache(maxsize=256)
+def _with_cells(variant: Variant, cells: int) -> Variant:
+    return replace(variant, cells=cells)
 
 
 def _enum(kind, value, key):

@@ -108,6 +108,7 @@ import json, sys, fcanalyze
 for deal, cells in [(617, 4), (1, 2), (109, 1), (3, 2)]:
     r = fcanalyze.solve(deal, cells=cells).to_dict()
     r.pop("seconds")
+    r.pop("verify_seconds")
     print(json.dumps(r))
 """
 

@@ -1,0 +1,200 @@
+"""The sweep dataset: a directory of Parquet part files, one row per job, written only by atomic renames."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import FcanalyzeError
+
+# One row per (deal, variant, cells). The README documents every column.
+SCHEMA = pa.schema(
+    [
+        pa.field("deal", pa.int64(), nullable=False),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("cells", pa.int8(), nullable=False),
+        pa.field("columns", pa.int8(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("solvable", pa.bool_()),
+        pa.field("limit", pa.string()),
+        pa.field("moves", pa.int32()),
+        pa.field("card_moves", pa.int32()),
+        pa.field("nodes", pa.int64()),
+        pa.field("states", pa.int64()),
+        pa.field("max_depth", pa.int32()),
+        pa.field("seconds", pa.float64()),
+        pa.field("verify_seconds", pa.float64()),
+        pa.field("peak_memory", pa.int64()),
+        pa.field("solution", pa.string()),
+        pa.field("verified", pa.bool_(), nullable=False),
+        pa.field("error", pa.string()),
+        pa.field("engine_version", pa.string(), nullable=False),
+        pa.field("budgets", pa.string(), nullable=False),
+        pa.field("host", pa.string(), nullable=False),
+        pa.field("finished_at", pa.timestamp("us", tz="UTC"), nullable=False),
+    ]
+)
+COLUMNS = tuple(SCHEMA.names)
+KEY = ("deal", "variant", "cells")
+
+PART_PREFIX = "part-"
+PART_SUFFIX = ".parquet"
+# A part file grows by rewrites until it holds this many rows; then a new one starts.
+# Small enough that a rewrite takes milliseconds, big enough that a sweep of the
+# classic deals makes a handful of files.
+PART_ROWS = 4096
+
+Key = tuple[int, str, int]
+
+
+def rows_to_table(rows: list[tuple]) -> pa.Table:
+    """An Arrow table from row tuples in COLUMNS order, one column at a time."""
+    if not rows:
+        return SCHEMA.empty_table()
+    columns = list(zip(*rows))
+    return pa.Table.from_arrays(
+        [pa.array(values, type=f.type) for values, f in zip(columns, SCHEMA)], schema=SCHEMA
+    )
+
+
+def part_files(path: Path) -> list[Path]:
+    return sorted(p for p in path.glob(f"{PART_PREFIX}*{PART_SUFFIX}") if p.is_file())
+
+
+def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
+    """Every row of the dataset at `path`, as one table with the dataset schema.
+
+    Raises FcanalyzeError if `path` is missing, holds no part files, or holds files
+    that are not fcanalyze parts.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise FcanalyzeError(f"{path} is not a directory: give the --out directory of a sweep")
+    files = part_files(path)
+    if not files:
+        raise FcanalyzeError(f"{path} holds no fcanalyze dataset ({PART_PREFIX}*{PART_SUFFIX} files)")
+    tables = [_read_part(f, columns) for f in files]
+    return pa.concat_tables(tables)
+
+
+def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
+    try:
+        table = pq.read_table(file, columns=columns)
+    except (pa.ArrowException, OSError) as e:
+        raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
+    wanted = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
+    if not table.schema.equals(wanted, check_metadata=False):
+        raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
+    return table
+
+
+def _write_atomically(table: pa.Table, file: Path) -> None:
+    """Readers see either the old file or the whole new one, never a partial write."""
+    tmp = file.with_name(f".{file.name}.tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, file)
+
+
+@dataclass
+class Dataset:
+    """A dataset directory open for writing by one sweep at a time.
+
+    Rows are appended to the current part file by rewriting it whole and renaming it
+    into place, so a kill at any moment leaves every file complete. `replace` swaps
+    rows for keys already stored, rewriting each file that holds them in one rename,
+    so a key is never in two files.
+    """
+
+    path: Path
+    # Where each stored key lives, and its status.
+    where: dict[Key, Path] = field(default_factory=dict)
+    status: dict[Key, str] = field(default_factory=dict)
+    _lock: object = None
+    _current: Path | None = None
+    _current_table: pa.Table | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> Dataset:
+        """Opens (creating) a dataset directory for writing; FcanalyzeError if it cannot be."""
+        path = Path(path)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            lock = open(path / ".lock", "w")  # noqa: SIM115 - held for the sweep's life
+        except OSError as e:
+            raise FcanalyzeError(f"cannot write to {path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            raise FcanalyzeError(f"another sweep is writing to {path}; wait for it or use another --out")
+        dataset = cls(path, _lock=lock)
+        # Temporaries are left only by a writer killed mid-write; the rename never happened.
+        for tmp in path.glob(f".{PART_PREFIX}*.tmp"):
+            tmp.unlink()
+        for file in part_files(path):
+            keys = _read_part(file, ["deal", "variant", "cells", "status"]).to_pydict()
+            for deal, variant, cells, status in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
+                dataset.where[(deal, variant, cells)] = file
+                dataset.status[(deal, variant, cells)] = status
+        return dataset
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def append(self, rows: list[tuple]) -> None:
+        """Stores rows for keys not yet in the dataset."""
+        if not rows:
+            return
+        table = rows_to_table(rows)
+        while table.num_rows:
+            if self._current is None or self._current_table.num_rows >= PART_ROWS:
+                self._current = self._new_part_name()
+                self._current_table = SCHEMA.empty_table()
+            room = PART_ROWS - self._current_table.num_rows
+            head, table = table.slice(0, room), table.slice(room)
+            grown = pa.concat_tables([self._current_table, head])
+            _write_atomically(grown, self._current)
+            self._current_table = grown
+            self._remember(head, self._current)
+
+    def replace(self, rows: list[tuple]) -> None:
+        """Stores rows for keys already in the dataset in place of their old rows."""
+        by_file: dict[Path, list[tuple]] = {}
+        for row in rows:
+            by_file.setdefault(self.where[_key(row)], []).append(row)
+        for file, new_rows in by_file.items():
+            new = rows_to_table(new_rows)
+            old = self._current_table if file == self._current else _read_part(file)
+            replaced = {_key(r) for r in new_rows}
+            keep = [
+                (d, v, c) not in replaced
+                for d, v, c in zip(old["deal"].to_pylist(), old["variant"].to_pylist(), old["cells"].to_pylist())
+            ]
+            merged = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), new])
+            _write_atomically(merged, file)
+            if file == self._current:
+                self._current_table = merged
+            self._remember(new, file)
+
+    def _remember(self, table: pa.Table, file: Path) -> None:
+        keys = table.select(["deal", "variant", "cells", "status"]).to_pydict()
+        for deal, variant, cells, status in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
+            self.where[(deal, variant, cells)] = file
+            self.status[(deal, variant, cells)] = status
+
+    def _new_part_name(self) -> Path:
+        # Time first so that names sort in the order the parts were begun.
+        stamp = f"{os.getpid()}-{len(part_files(self.path)):05d}"
+        return self.path / f"{PART_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{stamp}{PART_SUFFIX}"
+
+
+def _key(row: tuple) -> Key:
+    return (row[0], row[1], row[2])

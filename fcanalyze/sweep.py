@@ -1,0 +1,503 @@
+"""Sweeps: deals x cell counts fanned out to a pool of solver processes, into a resumable Parquet dataset."""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .errors import FcanalyzeError
+from .solving import SOLVED, _parse_size, solve
+from .store import Dataset, Key
+from .variant import MAX_CELLS, MIN_CELLS, Variant
+
+log = logging.getLogger(__name__)
+
+ERROR = "error"
+STATUSES = ("solved", "unsolvable", "unknown", ERROR)
+# A job whose worker dies this many times gets an `error` row instead of another try.
+MAX_ATTEMPTS = 2
+# Results reach the dataset at least this often: a kill -9 of the main process loses
+# the jobs in flight and at most this much of finished work.
+FLUSH_SECONDS = 0.5
+DEFAULT_MAX_SECONDS = 30.0
+# A worker sends its results at least this often (and at the end of each chunk).
+RESULT_BATCH_SECONDS = 0.02
+DEFAULT_MAX_MEMORY = 8 << 30
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Per-job limits; None means no limit."""
+
+    max_nodes: int | None = None
+    max_seconds: float | None = DEFAULT_MAX_SECONDS
+    max_memory: int | None = None
+
+    def text(self) -> str:
+        def show(v):
+            return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
+
+        return (
+            f"max_nodes={show(self.max_nodes)},max_seconds={show(self.max_seconds)},"
+            f"max_memory={show(self.max_memory)}"
+        )
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def default_max_memory(workers: int) -> int:
+    """8 GiB per job, or less so that all workers together fit in 80% of the machine."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return DEFAULT_MAX_MEMORY
+    return min(DEFAULT_MAX_MEMORY, int(total * 0.8) // max(workers, 1))
+
+
+def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
+    """Cell counts from `4`, `1,2,4` or `0-4` (or a list); sorted from most to fewest."""
+    if isinstance(text, int):
+        items = [text]
+    elif isinstance(text, (list, tuple)):
+        items = list(text)
+    else:
+        items = []
+        for part in text.split(","):
+            part = part.strip()
+            lo, dash, hi = part.partition("-")
+            try:
+                items.extend(range(int(lo), int(hi) + 1) if dash else [int(part)])
+            except ValueError:
+                raise FcanalyzeError(f"bad cell count {part!r} in {text!r}; write e.g. 4 or 1,2,4 or 0-4") from None
+    if not items:
+        raise FcanalyzeError("no cell counts given; write e.g. --cells 4 or --cells 1,2,4")
+    for k in items:
+        if not isinstance(k, int) or not MIN_CELLS <= k <= MAX_CELLS:
+            raise FcanalyzeError(f"cell count {k} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+    return sorted(set(items), reverse=True)
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did: per cell count, the verdicts of all its jobs now in the dataset."""
+
+    path: Path
+    variant: str
+    jobs: int
+    already_done: int
+    ran: int = 0
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    write_seconds: float = 0.0
+    worker_deaths: int = 0
+    # cells -> status -> count, over every job of the sweep (old rows included).
+    by_cells: dict[int, collections.Counter] = field(default_factory=dict)
+
+    def table(self) -> str:
+        head = f"{'cells':>5} {'jobs':>8} {'solved':>8} {'unsolvable':>10} {'unknown':>8} {'error':>6} {'solvable':>9}"
+        lines = [head]
+        for cells in sorted(self.by_cells, reverse=True):
+            c = self.by_cells[cells]
+            jobs = sum(c.values())
+            decided = c["solved"] + c["unsolvable"]
+            share = f"{100 * c['solved'] / decided:8.2f}%" if decided else f"{'-':>9}"
+            lines.append(
+                f"{cells:>5} {jobs:>8,} {c['solved']:>8,} {c['unsolvable']:>10,} "
+                f"{c['unknown']:>8,} {c['error']:>6,} {share}"
+            )
+        return "\n".join(lines)
+
+
+def sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    *,
+    variant: str = "freecell",
+    workers: int | None = None,
+    max_nodes: int | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    max_memory: int | str | None = None,
+    retry_unknown: bool = False,
+    progress: bool = False,
+) -> Path:
+    """Decides every (deal, cells) job under `variant` into the dataset at `out`; returns its path.
+
+    Jobs already in the dataset are skipped (with `retry_unknown`, `unknown` and
+    `error` rows are run again and replaced). See run_sweep for the summary.
+    """
+    return run_sweep(
+        deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
+        max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
+        progress=progress,
+    ).path
+
+
+def run_sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    *,
+    variant: str = "freecell",
+    workers: int | None = None,
+    max_nodes: int | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    max_memory: int | str | None = None,
+    retry_unknown: bool = False,
+    progress: bool = False,
+) -> SweepSummary:
+    """Like sweep(), returning a SweepSummary."""
+    plan = plan_sweep(
+        deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
+        max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
+        progress=progress,
+    )
+    try:
+        return plan.run()
+    finally:
+        plan.close()
+
+
+def plan_sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    *,
+    variant: str = "freecell",
+    workers: int | None = None,
+    max_nodes: int | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    max_memory: int | str | None = None,
+    retry_unknown: bool = False,
+    progress: bool = False,
+) -> SweepPlan:
+    """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
+    before any work starts. FcanalyzeError says what is wrong."""
+    from .deals import check_deal_number, parse_deal_ranges
+
+    deal_list = parse_deal_ranges(deals) if isinstance(deals, str) else [check_deal_number(d) for d in deals]
+    if not deal_list:
+        raise FcanalyzeError("no deals to sweep")
+    cell_list = parse_cells(cells)
+    rules = Variant.parse(variant)
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
+    if max_nodes is not None and max_nodes <= 0:
+        raise FcanalyzeError(f"max_nodes must be positive, got {max_nodes}")
+    if max_seconds is not None and max_seconds <= 0:
+        raise FcanalyzeError(f"max_seconds must be positive, got {max_seconds}")
+    memory = _parse_size(max_memory) if max_memory is not None else default_max_memory(workers)
+    budgets = Budgets(max_nodes, max_seconds, memory)
+
+    dataset = Dataset.open(out)
+    return SweepPlan(dataset, rules, deal_list, cell_list, budgets, workers, retry_unknown, progress)
+
+
+# --- the worker side ------------------------------------------------------------------------
+
+
+def _set_parent_death_signal() -> None:
+    """Linux: die with the main process, even when it is killed with SIGKILL."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the pipe closing still ends the worker
+        pass
+
+
+def _worker_main(conn, current, parent_pid: int, variant: Variant, budgets: Budgets) -> None:
+    """Solves the chunks of jobs it is sent, in order. Results go back in batches (a
+    message per job would cost the main process more than a fast job costs here);
+    `current` always holds the index of the job being solved, so that if this
+    process dies the main process knows which job it died on."""
+    _set_parent_death_signal()
+    if os.getppid() != parent_pid:  # the main process died before prctl took effect
+        os._exit(1)
+    # Ctrl-C reaches the whole process group; the main process decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    host = socket.gethostname()
+    try:
+        while True:
+            chunk = conn.recv()
+            if chunk is None:
+                return
+            batch, last_send = [], time.monotonic()
+            for index, deal, cells in chunk:
+                current.value = index
+                batch.append((index, solve_row(deal, cells, variant, budgets, host)))
+                if time.monotonic() - last_send >= RESULT_BATCH_SECONDS:
+                    conn.send(batch)
+                    batch, last_send = [], time.monotonic()
+            current.value = -1
+            if batch:
+                conn.send(batch)
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        return
+
+
+def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> tuple:
+    """One dataset row (in store.COLUMNS order) for one job; engine bugs become `error` rows."""
+    rules = variant.with_cells(cells)
+    try:
+        r = solve(
+            deal, variant=rules, max_nodes=budgets.max_nodes,
+            max_seconds=budgets.max_seconds, max_memory=budgets.max_memory,
+        )
+    except Exception as e:  # an engine bug must not stop a sweep of thousands of jobs
+        log.error("deal %d, %s: %s", deal, rules.describe(), e)
+        return error_row(deal, rules, budgets, host, f"{type(e).__name__}: {e}")
+    solved = r.status == SOLVED
+    if r.status != SOLVED and r.status != "unsolvable":
+        log.info("deal %d, %s: unknown (%s budget ran out after %.1f s)", deal, rules.describe(), r.limit, r.seconds)
+    else:
+        log.debug("deal %d, %s: %s in %.3f s", deal, rules.describe(), r.status, r.seconds)
+    return (
+        deal, rules.name, cells, rules.columns, r.status, r.solvable, r.limit,
+        r.moves, r.card_moves, r.nodes, r.states, r.max_depth, r.seconds, r.verify_seconds,
+        r.peak_memory, " ".join(r.solution) if solved else None, solved, None,
+        __version__, budgets.text(), host, datetime.now(timezone.utc),
+    )
+
+
+def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: str) -> tuple:
+    return (
+        deal, rules.name, rules.cells, rules.columns, ERROR, None, None,
+        None, None, None, None, None, None, None, None, None, False, message,
+        __version__, budgets.text(), host, datetime.now(timezone.utc),
+    )
+
+
+# --- the main process -----------------------------------------------------------------------
+
+
+@dataclass
+class _Worker:
+    process: multiprocessing.Process
+    conn: multiprocessing.connection.Connection
+    # Shared with the worker: the index of the job it is solving, -1 between chunks.
+    current: object
+    chunk_size: int = 1
+    # Job indices sent and not yet answered, in the order the worker runs them.
+    outstanding: collections.deque = field(default_factory=collections.deque)
+
+
+class SweepPlan:
+    """A checked sweep with its dataset open: run() does the work, close() releases the dataset."""
+
+    def __init__(self, dataset, rules, deals, cells, budgets, workers, retry_unknown, progress):
+        self.dataset = dataset
+        self.rules = rules
+        self.budgets = budgets
+        self.n_workers = workers
+        self.progress = progress
+        name = rules.name
+        keys: list[Key] = [(d, name, k) for k in cells for d in deals]
+        self.all_keys = keys
+        redo = {"unknown", ERROR} if retry_unknown else set()
+        status = dataset.status
+        self.jobs = [key for key in keys if key not in status or status[key] in redo]
+        self.replacing = {key for key in self.jobs if key in status}
+        self.summary = SweepSummary(dataset.path, name, len(keys), len(keys) - len(self.jobs))
+        self.attempts = collections.Counter()
+        self.stop_requested = False
+        self.buffer: list[tuple] = []
+        self.host = socket.gethostname()
+        self.last_postfix = 0.0
+
+    def close(self) -> None:
+        self.dataset.close()
+
+    def run(self) -> SweepSummary:
+        s = self.summary
+        start = time.perf_counter()
+        log.info(
+            "%d jobs (%s), %d already in %s, %d to run on %d worker(s); budgets %s",
+            s.jobs, self.rules.name, s.already_done, self.dataset.path, len(self.jobs),
+            self.n_workers, self.budgets.text(),
+        )
+        if self.jobs:
+            restore = self._catch_stop_signals()
+            try:
+                self._run_pool()
+            finally:
+                restore()
+        s.wall_seconds = time.perf_counter() - start
+        s.by_cells = {}
+        for deal, name, cells in self.all_keys:
+            status = self.dataset.status.get((deal, name, cells))
+            counter = s.by_cells.setdefault(cells, collections.Counter())
+            if status is not None:
+                counter[status] += 1
+        return s
+
+    def _catch_stop_signals(self):
+        """Ctrl-C and SIGTERM set a flag the loop checks, so a stop never cuts a write in half."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+
+        def request_stop(signum, frame):
+            self.stop_requested = True
+
+        old = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+        def restore():
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+        return restore
+
+    def _spawn(self) -> _Worker:
+        ctx = multiprocessing.get_context("fork")
+        parent, child = ctx.Pipe()
+        current = ctx.RawValue("q", -1)
+        process = ctx.Process(
+            target=_worker_main, args=(child, current, os.getpid(), self.rules, self.budgets),
+            name="fcanalyze-worker", daemon=True,
+        )
+        process.start()
+        child.close()
+        return _Worker(process, parent, current)
+
+    def _run_pool(self) -> None:
+        from tqdm import tqdm
+
+        pending = collections.deque(range(len(self.jobs)))
+        workers = [self._spawn() for _ in range(min(self.n_workers, len(self.jobs)))]
+        counts = collections.Counter()
+        # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
+        bar = tqdm(total=len(self.jobs), unit="job", disable=None if self.progress else True, dynamic_ncols=True, smoothing=0.05)
+        last_flush = time.monotonic()
+        try:
+            while (pending or any(w.outstanding for w in workers)) and not self.stop_requested:
+                for w in workers:
+                    # A second chunk waits in the pipe, so no worker idles between chunks.
+                    if len(w.outstanding) < w.chunk_size and pending:
+                        self._send_chunk(w, pending)
+                waitables = [w.conn for w in workers] + [w.process.sentinel for w in workers]
+                for ready in multiprocessing.connection.wait(waitables, timeout=0.2):
+                    for i, w in enumerate(workers):
+                        if ready is w.conn or ready is w.process.sentinel:
+                            if not self._receive(w, counts, bar):
+                                workers[i] = self._replace_dead(w, pending, counts, bar)
+                            break
+                if self.buffer and time.monotonic() - last_flush >= FLUSH_SECONDS:
+                    self._flush()
+                    last_flush = time.monotonic()
+        finally:
+            self._stop_workers(workers)
+            if self.stop_requested:
+                self.summary.interrupted = True
+                log.warning("stopped; the jobs finished so far are kept")
+            self._flush()
+            bar.close()
+
+    def _stop_workers(self, workers: list[_Worker]) -> None:
+        """Idle workers are asked to exit, so their last log records are delivered;
+        busy ones (a stop, an error) are killed, since their jobs will be run again."""
+        for w in workers:
+            if w.outstanding or self.stop_requested:
+                w.process.kill()
+            else:
+                try:
+                    w.conn.send(None)
+                except OSError:
+                    w.process.kill()
+        for w in workers:
+            w.process.join(timeout=5)
+            if w.process.exitcode is None:
+                w.process.kill()
+                w.process.join()
+
+    def _send_chunk(self, w: _Worker, pending: collections.deque) -> None:
+        # Big chunks keep overhead low; small ones at the end keep every worker busy.
+        size = max(1, min(64, len(pending) // (self.n_workers * 8)))
+        w.chunk_size = size
+        chunk = []
+        for _ in range(min(size, len(pending))):
+            index = pending.popleft()
+            deal, _, cells = self.jobs[index]
+            chunk.append((index, deal, cells))
+            w.outstanding.append(index)
+        w.conn.send(chunk)
+
+    def _receive(self, w: _Worker, counts, bar) -> bool:
+        """Takes every result the worker has sent; False if the worker has died."""
+        try:
+            while w.conn.poll():
+                for index, row in w.conn.recv():
+                    # Jobs finish in the order they were sent.
+                    expected = w.outstanding.popleft()
+                    if expected != index:  # pragma: no cover - a bug in this module
+                        raise RuntimeError(f"worker answered job {index}, expected {expected}")
+                    self._record(row, counts, bar)
+        except (EOFError, OSError):
+            return False
+        if self.progress and time.monotonic() - self.last_postfix >= 0.2:
+            bar.set_postfix({s: counts[s] for s in STATUSES if counts[s] or s != ERROR}, refresh=False)
+            self.last_postfix = time.monotonic()
+        return w.process.is_alive() or w.process.exitcode is None
+
+    def _record(self, row: tuple, counts, bar) -> None:
+        self.buffer.append(row)
+        status = row[4]
+        counts[status] += 1
+        self.summary.ran += 1
+        if row[12] is not None:
+            self.summary.engine_seconds += row[12]
+            self.summary.verify_seconds += row[13] or 0.0
+        bar.update(1)
+
+    def _replace_dead(self, w: _Worker, pending: collections.deque, counts, bar) -> _Worker:
+        """A worker died (a crash, an OOM kill): retry its job once, then record an error."""
+        w.process.join()
+        code = w.process.exitcode
+        cause = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+        self.summary.worker_deaths += 1
+        if w.outstanding:
+            # The job it died on; those before it finished but their results were not
+            # sent yet, and those after it never started: all go back to the front.
+            culprit = w.current.value if w.current.value in w.outstanding else w.outstanding[0]
+            w.outstanding.remove(culprit)
+            pending.extendleft(reversed(w.outstanding))
+            self.attempts[culprit] += 1
+            deal, _, cells = self.jobs[culprit]
+            rules = self.rules.with_cells(cells)
+            if self.attempts[culprit] >= MAX_ATTEMPTS:
+                log.error("deal %d, %s: worker %s again; recording an error", deal, rules.describe(), cause)
+                message = f"worker process {cause} while solving ({MAX_ATTEMPTS} attempts)"
+                self._record(error_row(deal, rules, self.budgets, self.host, message), counts, bar)
+            else:
+                log.warning("deal %d, %s: worker %s; retrying the job", deal, rules.describe(), cause)
+                pending.appendleft(culprit)
+        w.conn.close()
+        return self._spawn()
+
+    def _flush(self) -> None:
+        if not self.buffer:
+            return
+        begin = time.perf_counter()
+        rows, self.buffer = self.buffer, []
+        fresh = [r for r in rows if (r[0], r[1], r[2]) not in self.replacing]
+        again = [r for r in rows if (r[0], r[1], r[2]) in self.replacing]
+        self.dataset.append(fresh)
+        self.dataset.replace(again)
+        self.summary.write_seconds += time.perf_counter() - begin

@@ -1,0 +1,86 @@
+"""Benchmark: the end-to-end `fcanalyze sweep` CLI against Freecell Solver over the same range, one run.
+
+fcanalyze's side is the real command a user runs, from a cold start into a fresh
+dataset directory: the pool, the engine, the referee's replay of every solution,
+the proof for every unsolvable deal, and the Parquet writes. fc-solve's side is
+its range solver (Debian freecell-solver-bin) on equal slices of the range, as many
+processes as our workers, with its preset. With --repeat N both run N times,
+alternating, and medians are shown. Example:
+
+  python scripts/bench_sweep.py --deals 1-32000 --cells 4 --workers 2 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_engine import run_fcsolve  # noqa: E402  (the same fc-solve runner as the engine benchmark)
+
+FIGURES = re.compile(
+    r"wall (?P<wall>[\d.]+) s; worker time: engine (?P<engine>[\d.]+) s, referee (?P<referee>[\d.]+) s; "
+    r"Parquet writes (?P<parquet>[\d.]+) s"
+)
+
+
+def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="bench-sweep-")) / "ds"
+    command = [sys.executable, "-m", "fcanalyze", "sweep", "--deals", f"{lo}-{hi}", "--cells", str(cells),
+               "--workers", str(workers), "--out", str(out), "--no-progress", "--max-seconds", "0"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    shutil.rmtree(out.parent)
+    figures = {k: float(v) for k, v in FIGURES.search(done.stdout).groupdict().items()}
+    table = [line.split() for line in done.stdout.splitlines() if line.split()[:1] == [str(cells)]]
+    _, jobs, solved, unsolvable, unknown, error, _ = table[0]
+    return {"wall": wall, "inner": figures, "counts": f"solved {solved}, unsolvable {unsolvable}, "
+            f"unknown {unknown}, error {error}"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", default="1-32000", help="range LO-HI (default 1-32000)")
+    parser.add_argument("--cells", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--fc-solve", dest="preset", default="-l cm", help="fc-solve preset and options")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    lo, hi = map(int, args.deals.split("-"))
+
+    ours, theirs = [], []
+    for _ in range(args.repeat):
+        ours.append(run_sweep(lo, hi, args.cells, args.workers))
+        theirs.append(run_fcsolve(lo, hi, args.cells, args.workers, args.preset))
+    o_wall = statistics.median(r["wall"] for r in ours)
+    t_wall = statistics.median(r["wall"] for r in theirs)
+    print(f"deals {lo}..{hi}, {args.cells} free cells, {args.workers} workers/processes, "
+          f"{args.repeat} run(s) each, median wall time")
+    print(f"{'fcanalyze sweep (CLI)':26}{o_wall:9.2f} s  {ours[-1]['counts']}  (solutions verified, "
+          "unsolvable proved, rows in Parquet)")
+    t_counts = ", ".join(f"{k} {v}" for k, v in theirs[-1]["counts"].items())
+    print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f} s  {t_counts}")
+    print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
+
+    # Where the sweep's time goes (medians over runs). Worker time is workers x wall.
+    med = {k: statistics.median(r["inner"][k] for r in ours) for k in ("wall", "engine", "referee", "parquet")}
+    capacity = args.workers * med["wall"]
+    pool = capacity - med["engine"] - med["referee"]
+    print(f"inside the sweep ({med['wall']:.2f} s of the command's {o_wall:.2f} s; the rest is start-up):")
+    print(f"  engine search   {med['engine']:7.2f} s  {100 * med['engine'] / capacity:5.1f}% of worker time")
+    print(f"  referee replay  {med['referee']:7.2f} s  {100 * med['referee'] / capacity:5.1f}%")
+    print(f"  pool and rest   {pool:7.2f} s  {100 * pool / capacity:5.1f}%  (deal generation, Python "
+          "around the engine, messages, idle at the end)")
+    print(f"  Parquet writes  {med['parquet']:7.2f} s in the main process")
+
+
+if __name__ == "__main__":
+    main()

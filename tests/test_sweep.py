@@ -1,0 +1,342 @@
+"""Sweeps for real: deal ranges, the dataset's schema, resume, kills of the main process and of workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fcanalyze
+from fcanalyze.deals import parse_deal_ranges
+from fcanalyze.errors import FcanalyzeError
+from fcanalyze.referee import replay
+from fcanalyze.store import SCHEMA, Dataset, read_dataset
+from fcanalyze.sweep import parse_cells, run_sweep, sweep
+
+from conftest import DATA
+
+# Columns that depend on the machine and the moment, not on the job.
+CIRCUMSTANTIAL = ["seconds", "verify_seconds", "finished_at", "host"]
+
+
+def crosscheck_verdicts(cells: int) -> dict[int, str]:
+    """Deal -> verdict at `cells` for deals 1..200, agreed by fc-solve and fcanalyze."""
+    verdicts = {}
+    for line in (DATA / "fcsolve_crosscheck.tsv").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        deal, k, _, ours, agreement = line.split("\t")
+        assert agreement == "ok"
+        if int(k) == cells:
+            verdicts[int(deal)] = ours
+    return verdicts
+
+
+def rows(path) -> list[dict]:
+    table = read_dataset(path).drop_columns(CIRCUMSTANTIAL)
+    return sorted(table.to_pylist(), key=lambda r: (r["variant"], r["cells"], r["deal"]))
+
+
+def keys(path) -> list[tuple]:
+    t = read_dataset(path, ["deal", "variant", "cells"])
+    return list(zip(t["deal"].to_pylist(), t["variant"].to_pylist(), t["cells"].to_pylist()))
+
+
+def run_fcanalyze(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fcanalyze", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, **kwargs)
+
+
+def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        try:
+            n = sum(pq.read_metadata(f).num_rows for f in path.glob("part-*.parquet"))
+        except (OSError, pa.ArrowException):
+            n = 0
+        if n >= at_least:
+            return n
+        time.sleep(0.05)
+    raise AssertionError("no rows appeared")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+# --- deal ranges and cell lists -----------------------------------------------------------
+
+
+def test_deal_ranges_take_ranges_lists_and_files(tmp_path):
+    assert parse_deal_ranges("1-5") == [1, 2, 3, 4, 5]
+    assert parse_deal_ranges("3, 1-2,617,2") == [1, 2, 3, 617]
+    assert parse_deal_ranges("8589934590-8589934591") == [8589934590, 8589934591]
+    listing = tmp_path / "deals.txt"
+    listing.write_text("# hard ones\n11982\n\n1-3, 617  # and some easy\n")
+    assert parse_deal_ranges(f"@{listing}") == [1, 2, 3, 617, 11982]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty item"),
+    ("1-", "bad deal range '1-'"),
+    ("5-3", "runs backwards"),
+    ("0-10", "out of range"),
+    ("1-8589934592", "out of range"),
+    ("1-8589934591", "more than one sweep takes"),
+    ("seven", "whole number"),
+    ("1,,2", "empty item"),
+    ("@/no/such/list", "cannot read deal list"),
+])
+def test_bad_deal_ranges_say_what_is_wrong(text, message):
+    with pytest.raises(FcanalyzeError, match=message):
+        parse_deal_ranges(text)
+
+
+def test_cell_lists():
+    assert parse_cells("1,2,4") == [4, 2, 1]
+    assert parse_cells("0-2") == [2, 1, 0]
+    assert parse_cells(3) == [3]
+    for bad, message in [("9", "out of range"), ("x", "bad cell count"), ("", "bad cell count")]:
+        with pytest.raises(FcanalyzeError, match=message):
+            parse_cells(bad)
+
+
+# --- the dataset ----------------------------------------------------------------------------
+
+
+def test_a_sweep_writes_one_verified_row_per_job_with_the_documented_schema(tmp_path):
+    out = sweep("1-40", cells="4,1", out=tmp_path / "ds", workers=2)
+    table = read_dataset(out)
+    assert table.schema.equals(SCHEMA)
+    assert table.num_rows == 80 and len(set(keys(out))) == 80
+    by_job = {(r["deal"], r["cells"]): r for r in table.to_pylist()}
+    # Verdicts at 1 cell agree with the cross-check against fc-solve; 4 cells: all won.
+    expected = crosscheck_verdicts(1)
+    for deal in range(1, 41):
+        assert by_job[(deal, 1)]["status"] == expected[deal]
+        assert by_job[(deal, 4)]["status"] == "solved"
+    for r in by_job.values():
+        assert r["variant"] == "freecell" and r["columns"] == 8 and r["engine_version"] == fcanalyze.__version__
+        assert r["solvable"] == (r["status"] == "solved")
+        assert r["verified"] == (r["status"] == "solved")
+        assert r["nodes"] > 0 and r["states"] > 0 and r["seconds"] >= 0 and r["finished_at"] is not None
+        if r["status"] == "solved":
+            rules = fcanalyze.Variant.parse("freecell", cells=r["cells"])
+            verdict = replay(fcanalyze.microsoft_deal(r["deal"], rules), rules, r["solution"])
+            assert verdict.won and verdict.moves == r["moves"] and verdict.card_moves == r["card_moves"]
+        else:
+            assert r["solution"] is None and r["moves"] is None
+    # Plain pyarrow reads the directory as one dataset.
+    assert pq.read_table(out).num_rows == 80
+
+
+def test_rows_are_the_same_with_one_worker_and_with_two(tmp_path):
+    one = sweep("1-25", cells="4,2", out=tmp_path / "one", workers=1)
+    two = sweep("1-25", cells="4,2", out=tmp_path / "two", workers=2)
+    assert rows(one) == rows(two)
+
+
+def test_rerunning_skips_what_is_done_and_adds_the_rest(tmp_path):
+    out = tmp_path / "ds"
+    sweep("1-10", cells=4, out=out, workers=2)
+    first = {r["deal"]: r["finished_at"] for r in read_dataset(out).to_pylist()}
+    summary = run_sweep("1-20", cells=4, out=out, workers=2)
+    assert (summary.already_done, summary.ran) == (10, 10)
+    table = read_dataset(out).to_pylist()
+    assert sorted(r["deal"] for r in table) == list(range(1, 21))
+    assert all(first[r["deal"]] == r["finished_at"] for r in table if r["deal"] <= 10)
+    assert run_sweep("1-20", cells=4, out=out).ran == 0
+
+
+def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):
+    out = tmp_path / "ds"
+    summary = run_sweep("1-6", cells=4, out=out, workers=2, max_nodes=20)
+    assert summary.by_cells[4]["unknown"] == 6
+    assert {r["limit"] for r in read_dataset(out).to_pylist()} == {"nodes"}
+    # Without --retry-unknown, unknown rows count as done.
+    assert run_sweep("1-6", cells=4, out=out).ran == 0
+    summary = run_sweep("1-6", cells=4, out=out, workers=2, retry_unknown=True)
+    assert summary.ran == 6 and summary.by_cells[4]["solved"] == 6
+    assert sorted(keys(out)) == [(d, "freecell", 4) for d in range(1, 7)]
+    assert {r["budgets"].split(",")[0] for r in read_dataset(out).to_pylist()} == {"max_nodes=none"}
+
+
+def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    import fcanalyze.sweep as sweep_module
+
+    real = sweep_module.solve
+
+    def crashing(deal, **kw):
+        if deal == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(deal, **kw)
+
+    # Workers are forked, so they inherit the patched solver.
+    monkeypatch.setattr(sweep_module, "solve", crashing)
+    summary = run_sweep("1-6", cells=4, out=tmp_path / "ds", workers=2)
+    assert summary.worker_deaths == 2
+    by_deal = {r["deal"]: r for r in read_dataset(tmp_path / "ds").to_pylist()}
+    assert sorted(by_deal) == [1, 2, 3, 4, 5, 6]
+    assert by_deal[3]["status"] == "error" and by_deal[3]["solvable"] is None
+    assert "killed by signal 9" in by_deal[3]["error"]
+    assert all(by_deal[d]["status"] == "solved" for d in (1, 2, 4, 5, 6))
+
+
+def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch):
+    import fcanalyze.sweep as sweep_module
+    from fcanalyze.solving import EngineError
+
+    def buggy(deal, **kw):
+        raise EngineError(f"engine bug: its solution of deal {deal} fails the referee")
+
+    monkeypatch.setattr(sweep_module, "solve", buggy)
+    sweep("1-2", cells=4, out=tmp_path / "ds", workers=1)
+    table = read_dataset(tmp_path / "ds").to_pylist()
+    assert [r["status"] for r in table] == ["error", "error"]
+    assert all("fails the referee" in r["error"] and not r["verified"] for r in table)
+
+
+def test_one_sweep_at_a_time_per_dataset(tmp_path, run_cli):
+    held = Dataset.open(tmp_path / "ds")
+    try:
+        result = run_cli("sweep", "-d", "1-3", "-o", tmp_path / "ds", "--no-progress")
+        assert result.exit_code == 2 and "another sweep is writing" in result.output
+    finally:
+        held.close()
+
+
+# --- kills ----------------------------------------------------------------------------------
+
+
+def test_kill_9_of_the_main_process_loses_nothing_finished_and_duplicates_nothing(tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "--deals", "1-200", "--cells", "1", "--out", out, "--workers", "2", "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_rows(out, 20, proc)
+    workers = children(proc.pid)
+    assert len(workers) == 2
+    proc.kill()
+    proc.wait()
+    # The workers die with the main process instead of running on.
+    deadline = time.monotonic() + 5
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(w) for w in workers)
+    partial = keys(out)
+    assert 0 < len(partial) < 200 and len(set(partial)) == len(partial)
+
+    rerun = run_fcanalyze(*args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"({len(partial)} were already there, {200 - len(partial)} run now)" in rerun.stdout
+    assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
+    expected = crosscheck_verdicts(1)
+    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == expected
+
+
+def test_kill_9_of_a_worker_retries_its_job(tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "--deals", "1-200", "--cells", "1", "--out", out, "--workers", "2", "--no-progress", "-v"]
+    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(out, 10, proc)
+    os.kill(children(proc.pid)[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert "worker killed by signal 9; retrying the job" in stderr
+    assert "1 worker(s) died and were replaced" in stdout
+    assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
+    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == crosscheck_verdicts(1)
+
+
+def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "--deals", "1-2000", "--cells", "1", "--out", out, "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(out, 10, proc)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 3
+    assert proc.returncode == 130
+    assert "Interrupted" in stderr and "run the same command again to resume" in stderr
+    done = keys(out)
+    assert 0 < len(done) < 2000 and len(set(done)) == len(done)
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--deals", "1-"], "bad deal range '1-'"),
+    (["--deals", "0"], "out of range"),
+    (["--deals", "10-1"], "runs backwards"),
+    (["--cells", "9"], "cell count 9 is out of range"),
+    (["--cells", "two"], "bad cell count"),
+    (["--variant", "spider"], "spider"),
+    (["--workers", "0"], "0"),
+    (["--max-memory", "lots"], "bad memory size"),
+])
+def test_bad_sweep_arguments_are_one_line_errors_before_any_work(tmp_path, run_cli, args, message):
+    out = tmp_path / "ds"
+    result = run_cli("sweep", *args, "--out", out, "--no-progress")
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and message in lines[0]
+    assert not out.exists() or not list(out.glob("part-*"))
+
+
+def test_an_unwritable_output_is_a_one_line_error(tmp_path, run_cli):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = run_cli("sweep", "-d", "1-2", "--out", blocker / "ds", "--no-progress")
+    assert result.exit_code == 2 and result.output.startswith("Error: cannot write to")
+    assert len(result.output.strip().splitlines()) == 1
+    assert blocker.read_text() == "not a directory"
+
+
+def test_cli_sweep_then_export_to_parquet_and_csv(tmp_path):
+    out = tmp_path / "ds"
+    done = run_fcanalyze("sweep", "-d", "5-1,", "-o", out)
+    assert done.returncode == 2 and "runs backwards" in done.stderr
+    done = run_fcanalyze("sweep", "-d", "1-12", "-k", "4,2", "-o", out, "--no-progress", "--log-file",
+                         tmp_path / "sweep.log", "-vv")
+    assert done.returncode == 0, done.stderr
+    assert "freecell: 24 jobs" in done.stdout
+    table = done.stdout.splitlines()
+    assert any(line.split()[:2] == ["4", "12"] for line in table)
+    log = (tmp_path / "sweep.log").read_text()
+    # Records from the workers reach the one log.
+    assert "fcanalyze-worker" in log and "deal 12, freecell, 2 free cells:" in log
+
+    exported = run_fcanalyze("export", out, tmp_path / "all.parquet")
+    assert exported.returncode == 0 and "wrote 24 rows" in exported.stdout
+    single = pq.read_table(tmp_path / "all.parquet").to_pylist()
+    assert [(r["cells"], r["deal"]) for r in single] == [(k, d) for k in (2, 4) for d in range(1, 13)]
+    assert run_fcanalyze("export", out, tmp_path / "all.csv").returncode == 0
+    csv_lines = (tmp_path / "all.csv").read_text().splitlines()
+    assert len(csv_lines) == 25 and csv_lines[0].startswith('"deal","variant","cells"')
+    bad = run_fcanalyze("export", out, tmp_path / "all.xlsx")
+    assert bad.returncode == 2 and "name it *.parquet or *.csv" in bad.stderr
+    missing = run_fcanalyze("export", tmp_path / "nothing", tmp_path / "x.csv")
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
