@@ -59,28 +59,31 @@ def replay(
     position = Position(board.copy(), variant)
     items = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
-    moves = multi = card_moves = 0
+    check, carry_out = position.check, position.carry_out
+    multi = card_moves = 0
     for number, item in enumerate(items, start=1):
-        token = str(item)
         try:
             move = parse_move(item) if isinstance(item, str) else item
-            count = position.check(move)
-            if count > 1 and expand:
-                if card_by_card:
-                    singles = position.expand(move, count)
-                    for single in singles:
-                        position.apply(single)
-                    card_moves += len(singles)
-                else:
-                    card_moves += position.expanded_length(move, count)
-                    position.carry_out(move, count)
-            else:
-                position.carry_out(move, count)
+            count = check(move)
+            if count == 1:
+                carry_out(move, 1)
+                card_moves += 1
+                continue
+            multi += 1
+            if not expand:
+                carry_out(move, count)
                 card_moves += count
+            elif card_by_card:
+                singles = position.expand(move, count)
+                for single in singles:
+                    position.apply(single)
+                card_moves += len(singles)
+            else:
+                card_moves += position.expanded_length(move, count)
+                carry_out(move, count)
         except (NotationError, IllegalMove) as e:
-            return Verdict(False, moves, multi, card_moves, number, token, str(e))
-        moves += 1
-        multi += count > 1
+            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e))
+    moves = len(items)
     if position.is_won():
         return Verdict(True, moves, multi, card_moves)
     left = 52 - position.board.cards_home()

@@ -118,9 +118,11 @@ class Position:
 
     def check(self, move: Move) -> int:
         """The number of cards `move` moves if it is legal here; IllegalMove otherwise."""
+        # Sweeps replay every solution, so the legal paths are written out inline;
+        # every illegal one still ends in a message that says why.
         board = self.board
         v = self.variant
-        kind, src = move.source_kind, move.source
+        kind, src, dest_kind, dst, count = move
 
         # Where the card(s) come from.
         if kind == COLUMN:
@@ -139,21 +141,20 @@ class Position:
         else:
             raise IllegalMove("cards never leave the foundations")
 
-        count = move.count
-        if move.dest_kind != COLUMN or kind == CELL:
-            if count not in (None, 1):
+        if dest_kind != COLUMN or kind == CELL:
+            if count is not None and count != 1:
                 raise IllegalMove(f"only one card at a time can move {_single_card_route(move)}")
             count = 1
 
-        if move.dest_kind == FOUNDATION:
-            if not self.can_go_home(top):
-                home = board.foundations[SUIT_OF[top]]
-                need = card_text(make_card(home + 1, SUIT_OF[top])) if home < KING else "nothing"
+        if dest_kind == FOUNDATION:
+            suit = SUIT_OF[top]
+            if board.foundations[suit] + 1 != RANK_OF[top]:
+                home = board.foundations[suit]
+                need = card_text(make_card(home + 1, suit)) if home < KING else "nothing"
                 raise IllegalMove(f"{card_text(top)} cannot go home yet: the foundation needs {need} next")
             return 1
 
-        dst = move.dest
-        if move.dest_kind == CELL:
+        if dest_kind == CELL:
             if dst >= v.cells:
                 raise IllegalMove(f"there is no free cell {_cell_name(dst)} ({v.cells} free cells)")
             if board.cells[dst] is not None:
@@ -176,12 +177,12 @@ class Position:
             if target:
                 # The notation leaves the size out: the only run that fits is meant, and
                 # only the card one rank below the target can fit on it.
-                k = RANK_OF[target[-1]] - RANK_OF[col[-1]]
-                if not (1 <= k <= len(col) and self.fits_on(col[-k], target[-1])
-                        and self._is_run(col, k)):
-                    raise IllegalMove(
-                        f"nothing at the end of column {src + 1} fits on {card_text(target[-1])}"
-                    )
+                onto = target[-1]
+                k = RANK_OF[onto] - RANK_OF[top]
+                if k == 1 and self.fits_on(top, onto):
+                    return 1
+                if not (1 <= k <= len(col) and self.fits_on(col[-k], onto) and self._is_run(col, k)):
+                    raise IllegalMove(f"nothing at the end of column {src + 1} fits on {card_text(onto)}")
                 count = k
             else:
                 count = 1
@@ -222,19 +223,23 @@ class Position:
     def carry_out(self, move: Move, count: int) -> None:
         """Move the cards of `move`, which check() found legal with `count` cards."""
         board = self.board
-        if move.source_kind == COLUMN:
-            col = board.columns[move.source]
-            cards = col[-count:]
+        kind, src, dest_kind, dst, _ = move
+        if count > 1:  # column to column
+            col = board.columns[src]
+            board.columns[dst].extend(col[-count:])
             del col[-count:]
+            return
+        if kind == COLUMN:
+            card = board.columns[src].pop()
         else:
-            cards = [board.cells[move.source]]
-            board.cells[move.source] = None
-        if move.dest_kind == FOUNDATION:
-            board.foundations[SUIT_OF[cards[0]]] += 1
-        elif move.dest_kind == CELL:
-            board.cells[move.dest] = cards[0]
+            card = board.cells[src]
+            board.cells[src] = None
+        if dest_kind == FOUNDATION:
+            board.foundations[SUIT_OF[card]] += 1
+        elif dest_kind == CELL:
+            board.cells[dst] = card
         else:
-            board.columns[move.dest].extend(cards)
+            board.columns[dst].append(card)
 
     # --- move generation --------------------------------------------------------------
 
