@@ -1,7 +1,7 @@
 //! Move generation: every move that can lead somewhere new, up to column and cell symmetry.
 
 use crate::card::Card;
-use crate::rules::{Rules, SequenceMoves};
+use crate::rules::{Rules, SequenceMoves, NO_PARENT};
 use crate::state::{Move, Place, State};
 
 /// Appends the moves worth trying from `s` to `out`.
@@ -60,8 +60,8 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
         let run = if sequences { s.run_length(rules, src) } else { 1 };
         // Onto a card: each card of the movable run has at most two cards to go on.
         for k in 1..=run.min(limit_onto_card) {
-            for parent in rules.parents(card(cards[cards.len() - k])) {
-                let dst = column_topped_by[usize::from(parent.index())];
+            for parent in rules.parents(cards[cards.len() - k]) {
+                let dst = if parent == NO_PARENT { u8::MAX } else { column_topped_by[usize::from(parent)] };
                 if dst != u8::MAX {
                     out.push(Move::new(Place::Column(src as u8), Place::Column(dst), k as u8));
                 }

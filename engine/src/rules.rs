@@ -3,6 +3,32 @@
 use crate::card::Card;
 
 pub const MAX_COLUMNS: usize = 10;
+
+pub const NO_PARENT: u8 = u8::MAX;
+
+/// Card numbers are (rank - 1) * 4 + suit, suits in CDHS order (D and H red), so a
+/// card's parents are the cards four numbers up, of the suits of the other colour
+/// (or of its own suit).
+const fn parent_table(same_suit: bool) -> [[u8; 2]; Card::COUNT] {
+    let mut table = [[NO_PARENT; 2]; Card::COUNT];
+    let mut c = 0;
+    while c < Card::COUNT - 4 {
+        let base = (c - c % 4 + 4) as u8;
+        let suit = (c % 4) as u8;
+        table[c] = if same_suit {
+            [base + suit, NO_PARENT]
+        } else if suit == 1 || suit == 2 {
+            [base, base + 3]
+        } else {
+            [base + 1, base + 2]
+        };
+        c += 1;
+    }
+    table
+}
+
+static ALTERNATE_PARENTS: [[u8; 2]; Card::COUNT] = parent_table(false);
+static SAME_SUIT_PARENTS: [[u8; 2]; Card::COUNT] = parent_table(true);
 pub const MAX_CELLS: usize = 8;
 
 /// How many cards may move between columns at once.
@@ -51,20 +77,12 @@ impl Rules {
             }
     }
 
-    /// The cards `card` may be placed on in a column: two, one (same suit) or none (a king).
+    /// The numbers of the cards the card numbered `card` may be placed on in a
+    /// column: two, one (same suit) or none (a king), `NO_PARENT` filling the rest.
     #[inline]
-    pub fn parents(&self, card: Card) -> impl Iterator<Item = Card> {
-        let (rank, suit) = (card.rank(), card.suit());
-        let choices: [Option<u8>; 2] = if rank == 13 {
-            [None, None]
-        } else if self.same_suit {
-            [Some(suit), None]
-        } else if card.is_red() {
-            [Some(0), Some(3)]
-        } else {
-            [Some(1), Some(2)]
-        };
-        choices.into_iter().flatten().map(move |s| Card::new(rank + 1, s))
+    pub fn parents(&self, card: u8) -> [u8; 2] {
+        let table = if self.same_suit { &SAME_SUIT_PARENTS } else { &ALTERNATE_PARENTS };
+        table[usize::from(card)]
     }
 
     #[inline]
@@ -81,6 +99,27 @@ impl Rules {
             SequenceMoves::Relaxed => Card::COUNT,
             SequenceMoves::Supermove if self.kings_only => 1 + empty_cells,
             SequenceMoves::Supermove => (1 + empty_cells) << empty_columns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parents_are_exactly_the_cards_a_card_fits_on() {
+        for rules in [Rules::FREECELL, Rules { same_suit: true, ..Rules::FREECELL }] {
+            for c in 0..Card::COUNT as u8 {
+                let card = Card::from_index(c).unwrap();
+                let mut expected: Vec<u8> = (0..Card::COUNT as u8)
+                    .filter(|&o| rules.fits(card, Card::from_index(o).unwrap()))
+                    .collect();
+                let mut got: Vec<u8> = rules.parents(c).into_iter().filter(|&p| p != NO_PARENT).collect();
+                expected.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, expected, "{card}");
+            }
         }
     }
 }

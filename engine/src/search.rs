@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::card::Card;
 use crate::moves::generate;
 use crate::rules::Rules;
-use crate::state::{fmix64, run_length, Move, Place, Played, State};
+use crate::state::{fmix64, run_length, Hashes, Move, Place, Played, State};
 use crate::visited::{FingerprintSet, OutOfMemory};
 
 /// Which budget stopped a search that did not settle its deal.
@@ -259,6 +259,7 @@ fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32
 
 /// Scores positions one move away from a parent, rescoring only the columns a move
 /// touched (unless a card went home, which changes every column's terms).
+#[derive(Clone, Copy)]
 struct ChildScorer {
     columns: [i32; crate::rules::MAX_COLUMNS],
     total: i32,
@@ -273,6 +274,25 @@ impl ChildScorer {
             *c = column_score(parent.column(i), &home, rules, w);
         }
         ChildScorer { columns, total: columns.iter().sum(), home }
+    }
+
+    /// The scorer for `child`, reached from this scorer's position by `played`.
+    fn after(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> ChildScorer {
+        if child.home() != self.home {
+            return ChildScorer::new(child, rules, w);
+        }
+        let mut next = *self;
+        for p in played {
+            for place in [p.m.from, p.m.to] {
+                if let Place::Column(i) = place {
+                    let i = usize::from(i);
+                    let fresh = column_score(child.column(i), &self.home, rules, w);
+                    next.total += fresh - next.columns[i];
+                    next.columns[i] = fresh;
+                }
+            }
+        }
+        next
     }
 
     fn score(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> i32 {
@@ -408,11 +428,13 @@ impl Frontier {
         // Each move is tried on one scratch copy and undone; only new positions are kept.
         let mut played = Vec::with_capacity(8);
         let scorer = ChildScorer::new(&scratch, rules, &self.weights);
+        let hashes = parent.hashes(rules);
+        debug_assert_eq!(hashes.fingerprint, parent_fp);
         for &m in moves.iter() {
             played.clear();
             played.push(scratch.play(m));
             scratch.autoplay_after(rules, m, &mut played);
-            let fingerprint = scratch.fingerprint_from(parent, parent_fp, &played);
+            let fingerprint = scratch.fingerprint_after(parent, &hashes, &played);
             let fresh = match self.seen.insert(fingerprint) {
                 Ok(fresh) => fresh,
                 Err(OutOfMemory) => return Ok(Step::OutOfMemory),
@@ -550,7 +572,8 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
     // Each untried move with the fingerprint of the position it leads to.
     let mut moves: Vec<(Move, u128)> = vec![];
     let mut frames: Vec<Frame> = vec![];
-    let mut scratch = Vec::with_capacity(64);
+    let mut scratch =
+        Scratch { moves: Vec::with_capacity(64), played: Vec::with_capacity(8), keyed: Vec::with_capacity(64), child: root.clone() };
     let footprint = |seen: &FingerprintSet, moves: &Vec<(Move, u128)>, played: &Vec<Played>, frames: &Vec<Frame>| {
         seen.bytes()
             + moves.capacity() * std::mem::size_of::<(Move, u128)>()
@@ -558,7 +581,10 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
             + frames.capacity() * std::mem::size_of::<Frame>()
     };
 
-    push_frame(&state, root_fp, &seen, rules, how, 0, &mut moves, &mut frames, &mut scratch);
+    // The hashes and column scores of each position on the path, so that a frame's
+    // children are hashed and scored from its own without going over every column.
+    let mut contexts = vec![(state.hashes(rules), ChildScorer::new(&state, rules, &how.weights))];
+    push_frame(&state, &contexts[0], &seen, rules, how, 0, &mut moves, &mut frames, &mut scratch);
     let outcome = loop {
         let Some(frame) = frames.last_mut() else {
             if how.prune {
@@ -570,6 +596,7 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
         if frame.next == frame.end {
             let (entered_at, begin) = (frame.entered_at, frame.begin);
             frames.pop();
+            contexts.pop();
             moves.truncate(begin);
             undo_to(&mut state, &mut played, entered_at);
             continue;
@@ -601,7 +628,11 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
                 break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
             }
         }
-        push_frame(&state, fingerprint, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
+        let (hashes, scorer) = contexts[contexts.len() - 1];
+        let context = (hashes.after(&state, &played[mark..]), scorer.after(&state, &played[mark..], rules, &how.weights));
+        debug_assert_eq!(context.0.fingerprint, fingerprint);
+        contexts.push(context);
+        push_frame(&state, &context, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
     };
     meter.memory(footprint(&seen, &moves, &played, &frames));
     outcome
@@ -620,49 +651,52 @@ fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &State,
-    fingerprint: u128,
+    (hashes, scorer): &(Hashes, ChildScorer),
     seen: &FingerprintSet,
     rules: &Rules,
     how: DepthFirst,
     entered_at: usize,
     moves: &mut Vec<(Move, u128)>,
     frames: &mut Vec<Frame>,
-    scratch: &mut Vec<Move>,
+    scratch: &mut Scratch,
 ) {
-    scratch.clear();
-    generate(state, rules, how.sequences, scratch);
+    let Scratch { moves: generated, played, keyed, child } = scratch;
+    generated.clear();
+    generate(state, rules, how.sequences, generated);
     if how.prune {
-        scratch.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(state, rules, m));
+        generated.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(state, rules, m));
     }
     let w = how.weights;
-    let scorer = ChildScorer::new(state, rules, &w);
-    let mut child = state.clone();
-    let mut played = Vec::with_capacity(8);
-    let mut keyed: Vec<(i32, (u8, u8), Move, u128)> = scratch
-        .iter()
-        .filter_map(|&m| {
-            played.clear();
-            played.push(child.play(m));
-            child.autoplay_after(rules, m, &mut played);
-            let child_fp = child.fingerprint_from(state, fingerprint, &played);
-            let key = (!seen.contains(child_fp))
-                .then(|| {
-                    let shake = match how.shake_seed {
-                        0 => 0,
-                        seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
-                    };
-                    (scorer.score(&child, &played, rules, &w) + shake, priority(state, m), m, child_fp)
-                });
-            for &p in played.iter().rev() {
-                child.undo(p);
-            }
-            key
-        })
-        .collect();
+    child.clone_from(state);
+    keyed.clear();
+    for &m in generated.iter() {
+        played.clear();
+        played.push(child.play(m));
+        child.autoplay_after(rules, m, played);
+        let child_fp = child.fingerprint_after(state, hashes, played);
+        if !seen.contains(child_fp) {
+            let shake = match how.shake_seed {
+                0 => 0,
+                seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
+            };
+            keyed.push((scorer.score(child, played, rules, &w) + shake, priority(state, m), m, child_fp));
+        }
+        for &p in played.iter().rev() {
+            child.undo(p);
+        }
+    }
     keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     let begin = moves.len();
-    moves.extend(keyed.into_iter().map(|(_, _, m, fp)| (m, fp)));
+    moves.extend(keyed.iter().map(|&(_, _, m, fp)| (m, fp)));
     frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
+}
+
+/// Buffers `push_frame` reuses from node to node.
+struct Scratch {
+    moves: Vec<Move>,
+    played: Vec<Played>,
+    keyed: Vec<(i32, (u8, u8), Move, u128)>,
+    child: State,
 }
 
 /// Whether the deepest card `m` moves lies on the card it would be built on anyway,

@@ -58,6 +58,46 @@ impl fmt::Display for Move {
     }
 }
 
+/// A position's fingerprint and its parts: each column's Zobrist word before and
+/// after mixing.
+#[derive(Clone, Copy)]
+pub struct Hashes {
+    zobrist: [u128; MAX_COLUMNS],
+    term: [u128; MAX_COLUMNS],
+    pub fingerprint: u128,
+}
+
+impl Hashes {
+    /// The hashes of `child`, reached by `played` from the position these are the
+    /// hashes of: only the columns the moves touched are rehashed.
+    pub fn after(&self, child: &State, played: &[Played]) -> Hashes {
+        let t = tables();
+        let mut h = *self;
+        let mut touched = 0u16;
+        for p in played {
+            for (place, sign) in [(p.m.from, -1), (p.m.to, 1)] {
+                match place {
+                    Place::Column(i) => touched |= 1 << i,
+                    Place::Cell(_) if sign < 0 => {
+                        h.fingerprint = h.fingerprint.wrapping_sub(t.cell[usize::from(p.card.index())])
+                    }
+                    Place::Cell(_) => h.fingerprint = h.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())]),
+                    Place::Home => {}
+                }
+            }
+        }
+        while touched != 0 {
+            let i = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            h.zobrist[i] = zobrist(t, child.column(i), 0, 0);
+            let term = mix(h.zobrist[i]);
+            h.fingerprint = h.fingerprint.wrapping_sub(h.term[i]).wrapping_add(term);
+            h.term[i] = term;
+        }
+        h
+    }
+}
+
 /// Cards in play, in their real columns and cell slots (which the solution refers to).
 /// Foundations are implied, but kept as counts for speed.
 #[derive(Clone, Debug)]
@@ -335,29 +375,62 @@ impl State {
     /// The fingerprint of this position's canonical form: the same for positions that
     /// differ only in the order of their columns or of their free cells.
     pub fn fingerprint(&self, rules: &Rules) -> u128 {
-        let t = tables();
-        let columns = (0..rules.columns).fold(0u128, |sum, i| sum.wrapping_add(column_term(t, self.column(i))));
-        columns.wrapping_add(self.cells_term(t))
+        self.hashes(rules).fingerprint
     }
 
-    /// The fingerprint of this position, reached from `before` (whose fingerprint is
-    /// `before_fp`) by `played`: only the columns those moves touched are rehashed.
-    pub fn fingerprint_from(&self, before: &State, before_fp: u128, played: &[Played]) -> u128 {
+    /// The fingerprint with its parts per column, from which the fingerprints of the
+    /// positions one move away follow cheaply (`fingerprint_after`).
+    pub fn hashes(&self, rules: &Rules) -> Hashes {
         let t = tables();
-        let mut fp = before_fp.wrapping_sub(before.cells_term(t)).wrapping_add(self.cells_term(t));
-        let mut rehashed = 0u16;
+        let mut h = Hashes { zobrist: [0; MAX_COLUMNS], term: [0; MAX_COLUMNS], fingerprint: self.cells_term(t) };
+        for i in 0..rules.columns {
+            h.zobrist[i] = zobrist(t, self.column(i), 0, 0);
+            h.term[i] = mix(h.zobrist[i]);
+            h.fingerprint = h.fingerprint.wrapping_add(h.term[i]);
+        }
+        h
+    }
+
+    /// The fingerprint of this position, reached from `before` (whose `hashes` are
+    /// given) by `played`. Moves only take cards off and put cards on the ends of
+    /// columns, so only the cards above the lowest point each touched column fell to
+    /// are rehashed, and cells change by the cards that entered or left them.
+    pub fn fingerprint_after(&self, before: &State, h: &Hashes, played: &[Played]) -> u128 {
+        let t = tables();
+        let mut fp = h.fingerprint;
+        let mut lens = before.lens;
+        let mut lowest = before.lens;
+        let mut touched = 0u16;
         for p in played {
-            for place in [p.m.from, p.m.to] {
-                if let Place::Column(i) = place {
+            let n = p.m.count;
+            match p.m.from {
+                Place::Column(i) => {
                     let i = usize::from(i);
-                    if rehashed & (1 << i) == 0 {
-                        rehashed |= 1 << i;
-                        fp = fp
-                            .wrapping_sub(column_term(t, before.column(i)))
-                            .wrapping_add(column_term(t, self.column(i)));
-                    }
+                    lens[i] -= n;
+                    lowest[i] = lowest[i].min(lens[i]);
+                    touched |= 1 << i;
                 }
+                Place::Cell(_) => fp = fp.wrapping_sub(t.cell[usize::from(p.card.index())]),
+                Place::Home => {}
             }
+            match p.m.to {
+                Place::Column(i) => {
+                    let i = usize::from(i);
+                    lens[i] += n;
+                    touched |= 1 << i;
+                }
+                Place::Cell(_) => fp = fp.wrapping_add(t.cell[usize::from(p.card.index())]),
+                Place::Home => {}
+            }
+        }
+        while touched != 0 {
+            let i = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            let low = usize::from(lowest[i]);
+            // XOR is its own inverse: take out the cards that left, put in those that came.
+            let z = zobrist(t, &before.column(i)[low..], low, h.zobrist[i]);
+            let z = zobrist(t, &self.column(i)[low..], low, z);
+            fp = fp.wrapping_sub(h.term[i]).wrapping_add(mix(z));
         }
         fp
     }
@@ -425,9 +498,10 @@ fn tables() -> &'static Tables {
     })
 }
 
+/// `z` XOR the Zobrist words of `cards` lying from height `from` up.
 #[inline]
-fn column_term(t: &Tables, cards: &[u8]) -> u128 {
-    mix(cards.iter().enumerate().fold(0, |z, (h, &c)| z ^ t.column[h][usize::from(c)]))
+fn zobrist(t: &Tables, cards: &[u8], from: usize, z: u128) -> u128 {
+    cards.iter().enumerate().fold(z, |z, (h, &c)| z ^ t.column[from + h][usize::from(c)])
 }
 
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
@@ -545,10 +619,34 @@ mod tests {
         ];
         for m in moves {
             let before = s.clone();
-            let fp = before.fingerprint(&rules);
+            let h = before.hashes(&rules);
             let mut played = vec![s.play(m)];
             s.autoplay(&rules, &mut played);
-            assert_eq!(s.fingerprint_from(&before, fp, &played), s.fingerprint(&rules), "{m}");
+            assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(&rules), "{m}");
+        }
+    }
+
+    #[test]
+    fn incremental_fingerprint_matches_the_full_one_along_random_walks() {
+        let rules = Rules::FREECELL.with_cells(2);
+        let mut rng = 0x1234_5678_9abc_def0_u64;
+        for _ in 0..50 {
+            let mut s = ms1();
+            for _ in 0..200 {
+                let mut moves = vec![];
+                crate::moves::generate(&s, &rules, true, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                let m = moves[(rng % moves.len() as u64) as usize];
+                let before = s.clone();
+                let h = before.hashes(&rules);
+                let mut played = vec![s.play(m)];
+                s.autoplay_after(&rules, m, &mut played);
+                assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(&rules), "{m}");
+                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(&rules), "{m}");
+            }
         }
     }
 
