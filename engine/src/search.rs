@@ -541,8 +541,8 @@ struct DepthFirst {
     /// Generate runs as single moves (shortcuts) too.
     sequences: bool,
     /// Skip moves that rarely help: those that break up a run (the deepest card moved
-    /// lies on its natural parent). A pass that prunes proves nothing when it runs
-    /// out: it ends undecided.
+    /// lies on its natural parent), and every other move where a card may go home.
+    /// A pass that prunes proves nothing when it runs out: it ends undecided.
     prune: bool,
     /// Give up undecided after this many nodes.
     cap: Option<u64>,
@@ -665,6 +665,11 @@ fn push_frame(
     generate(state, rules, how.sequences, generated);
     if how.prune {
         generated.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(state, rules, m));
+        // A card that may go home (though not safely) almost always should: a pass
+        // that proves nothing anyway tries only that, and saves scoring the rest.
+        if generated.iter().any(|m| m.to == Place::Home) {
+            generated.retain(|m| m.to == Place::Home);
+        }
     }
     let w = how.weights;
     child.clone_from(state);
