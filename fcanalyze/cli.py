@@ -356,5 +356,30 @@ def export(dataset_dir, output):
     click.echo(f"wrote {table.num_rows:,} rows to {output}")
 
 
+@cli.command(context_settings=CONTEXT)
+@click.argument("dataset_dir", metavar="DIR")
+@click.option("--out", "-o", "out", metavar="OUTDIR", default=None,
+              help="Also write report.md, the tables (CSV and Parquet) and PNG plots into OUTDIR.")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many hardest deals to list per cell count.")
+def report(dataset_dir, out, top):
+    """Compare difficulty across cell counts in a sweep's dataset DIR.
+
+    Prints, per variant and cell count, the verdict counts, the solvable share,
+    moves and nodes (median, p90, max) and time; the deals won with more cells
+    and lost with fewer; how many cells each deal needs at fewest; the hardest
+    deals; and, when DIR holds all of deals 1..32,000, the published counts
+    beside the measured ones. Disagreements are flagged with '!!!'.
+    """
+    from .report import Report
+
+    built = Report.build(dataset_dir, top=top)
+    click.echo(built.terminal())
+    if out is not None:
+        written = built.write(out, source=str(dataset_dir))
+        click.echo(f"\nwrote {len(written)} files to {out}: report.md, tables as CSV and Parquet, "
+                   + ", ".join(p.name for p in written if p.suffix == ".png"))
+
+
 def main() -> None:
     cli(prog_name="fcanalyze")

@@ -1,0 +1,353 @@
+"""Reports on a sweep's dataset: difficulty per cell count, deals lost as cells go, the fewest cells a deal needs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import FcanalyzeError
+from .store import read_dataset
+
+# Microsoft deals 1..32,000: how many are winnable with each number of free cells
+# (RULES.md, "Published facts to check against"). Every other deal is unwinnable.
+PUBLISHED_WINNABLE = {4: 31_999, 3: 31_801, 2: 25_381, 1: 6_289, 0: 69}
+CLASSIC_DEALS = 32_000
+
+DECIDED = ("solved", "unsolvable")
+
+
+def load(path_or_frame: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
+    """The dataset as a DataFrame (a DataFrame given is returned as is)."""
+    if isinstance(path_or_frame, pd.DataFrame):
+        return path_or_frame
+    frame = read_dataset(path_or_frame).to_pandas()
+    if frame.empty:
+        raise FcanalyzeError(f"{path_or_frame} holds no rows")
+    return frame
+
+
+def _quantile(series: pd.Series, q: float) -> float:
+    series = series.dropna()
+    return float(series.quantile(q)) if len(series) else float("nan")
+
+
+def summarize(data) -> pd.DataFrame:
+    """One row per (variant, cells): job counts by verdict, the solvable share of the
+    decided jobs, moves, card moves and nodes (median, p90, max) and time spent."""
+    frame = load(data)
+    rows = []
+    for (variant, cells), group in frame.groupby(["variant", "cells"], sort=True):
+        status = group["status"].value_counts()
+        solved = group[group["status"] == "solved"]
+        decided = int(status.get("solved", 0) + status.get("unsolvable", 0))
+        row = {
+            "variant": variant,
+            "cells": int(cells),
+            "jobs": len(group),
+            "solved": int(status.get("solved", 0)),
+            "unsolvable": int(status.get("unsolvable", 0)),
+            "unknown": int(status.get("unknown", 0)),
+            "error": int(status.get("error", 0)),
+            "solvable_share": status.get("solved", 0) / decided if decided else float("nan"),
+        }
+        for column, values in (("moves", solved["moves"]), ("card_moves", solved["card_moves"]),
+                               ("nodes", group["nodes"])):
+            row[f"{column}_median"] = _quantile(values, 0.5)
+            row[f"{column}_p90"] = _quantile(values, 0.9)
+            row[f"{column}_max"] = float(values.max()) if values.notna().any() else float("nan")
+        row["engine_seconds"] = float(group["seconds"].sum())
+        row["referee_seconds"] = float(group["verify_seconds"].sum())
+        rows.append(row)
+    return pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+
+
+def _verdicts(frame: pd.DataFrame) -> pd.DataFrame:
+    """variant, deal -> status at each cell count run (columns are cell counts)."""
+    return frame.pivot_table(index=["variant", "deal"], columns="cells", values="status", aggfunc="first")
+
+
+def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Deals won with K cells and lost with the next smaller count run, per variant.
+
+    Returns (table, lost): the table has one row per step (from_cells, to_cells) with
+    the deals decided at both counts, those won at from_cells, those lost at
+    to_cells, and `anomalies`: deals lost at from_cells but won at to_cells, which
+    fewer cells can never do (a nonzero count means a wrong verdict somewhere).
+    `lost` lists the deals lost at each step.
+    """
+    frame = load(data)
+    table, lost = [], []
+    for variant, group in frame.groupby("variant", sort=True):
+        wide = _verdicts(group).droplevel("variant")
+        counts = sorted(wide.columns, reverse=True)
+        for more, fewer in zip(counts, counts[1:]):
+            both = wide[wide[more].isin(DECIDED) & wide[fewer].isin(DECIDED)]
+            won = both[more] == "solved"
+            lost_here = both[won & (both[fewer] == "unsolvable")]
+            anomalies = both[(both[more] == "unsolvable") & (both[fewer] == "solved")]
+            table.append({
+                "variant": variant, "from_cells": int(more), "to_cells": int(fewer),
+                "decided_at_both": len(both), "won_at_from": int(won.sum()),
+                "lost_at_to": len(lost_here), "anomalies": len(anomalies),
+            })
+            lost += [{"variant": variant, "deal": int(d), "won_with": int(more), "lost_with": int(fewer)}
+                     for d in lost_here.index]
+    columns = ["variant", "deal", "won_with", "lost_with"]
+    return pd.DataFrame(table), pd.DataFrame(lost, columns=columns)
+
+
+def min_cells(data) -> pd.DataFrame:
+    """For each (variant, deal), the fewest free cells among those run that win it.
+
+    `exact` is true when that count is 0 or the count one below it was run and
+    proved unsolvable; otherwise `min_cells` is an upper bound (fewer cells were not
+    run, or not decided). A deal won at no count run has `min_cells` null and
+    `needs_more_than` set to the largest count proved unsolvable.
+    """
+    frame = load(data)
+    rows = []
+    for (variant, deal), group in frame.groupby(["variant", "deal"], sort=True):
+        status = dict(zip(group["cells"].astype(int), group["status"]))
+        won = [k for k, s in status.items() if s == "solved"]
+        lost = [k for k, s in status.items() if s == "unsolvable"]
+        best = min(won) if won else None
+        exact = best is not None and (best == 0 or status.get(best - 1) == "unsolvable")
+        rows.append({
+            "variant": variant, "deal": int(deal),
+            "min_cells": best, "exact": exact,
+            "needs_more_than": max(lost) if (best is None and lost) else None,
+            "cells_run": ",".join(str(k) for k in sorted(status, reverse=True)),
+        })
+    out = pd.DataFrame(rows)
+    for column in ("min_cells", "needs_more_than"):
+        out[column] = out[column].astype("Int64")
+    return out
+
+
+def hardest(data, n: int = 10) -> pd.DataFrame:
+    """The n solved deals with the most nodes, and the n with the most moves, per
+    (variant, cells); `by` says which list a row belongs to."""
+    frame = load(data)
+    solved = frame[frame["status"] == "solved"]
+    parts = []
+    for by in ("nodes", "moves"):
+        top = (solved.sort_values([by, "deal"], ascending=[False, True])
+               .groupby(["variant", "cells"], sort=True).head(n).copy())
+        top = top.sort_values(["variant", "cells", by, "deal"], ascending=[True, False, False, True])
+        top.insert(0, "by", by)
+        parts.append(top[["by", "variant", "cells", "deal", "nodes", "moves", "card_moves", "seconds"]])
+    return pd.concat(parts, ignore_index=True)
+
+
+def published_comparison(data) -> pd.DataFrame:
+    """For each cell count where the dataset holds every classic deal 1..32,000 under
+    classic FreeCell rules, the measured counts beside the published ones."""
+    frame = load(data)
+    rows = []
+    classic = frame[(frame["variant"] == "freecell") & (frame["columns"] == 8)]
+    for cells, group in classic.groupby("cells", sort=True):
+        cells = int(cells)
+        if cells not in PUBLISHED_WINNABLE:
+            continue
+        deals = group[group["deal"] <= CLASSIC_DEALS]
+        if deals["deal"].nunique() < CLASSIC_DEALS:
+            continue
+        solved = int((deals["status"] == "solved").sum())
+        unsolvable = int((deals["status"] == "unsolvable").sum())
+        undecided = CLASSIC_DEALS - solved - unsolvable
+        published = PUBLISHED_WINNABLE[cells]
+        rows.append({
+            "cells": cells, "published_winnable": published, "measured_winnable": solved,
+            "published_unwinnable": CLASSIC_DEALS - published, "measured_unwinnable": unsolvable,
+            "undecided": undecided,
+            "agrees": solved == published and unsolvable == CLASSIC_DEALS - published,
+        })
+    return pd.DataFrame(rows, columns=["cells", "published_winnable", "measured_winnable", "published_unwinnable",
+                                       "measured_unwinnable", "undecided", "agrees"])
+
+
+# --- output -----------------------------------------------------------------------------
+
+
+def _format(value) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if abs(value) >= 100 or value == int(value):
+            return f"{value:,.0f}"
+        return f"{value:.2f}" if abs(value) >= 0.01 else f"{value:.2g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def text_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: bool = False) -> str:
+    """A plain or Markdown table, numbers right-aligned."""
+    frame = frame if columns is None else frame[columns]
+    head = list(frame.columns)
+    body = [[_format(v) for v in row] for row in frame.astype(object).itertuples(index=False)]
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" for _ in head) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        return "\n".join(lines)
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(head)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(head, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
+
+
+def _share(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    out["solvable_share"] = [f"{100 * s:.2f}%" if s == s else "-" for s in out["solvable_share"]]
+    return out
+
+
+SUMMARY_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share",
+                   "moves_median", "moves_p90", "moves_max", "card_moves_median", "nodes_median", "nodes_p90",
+                   "nodes_max", "engine_seconds"]
+
+
+@dataclass
+class Report:
+    """Every table of a report, computed once, and the rows they came from."""
+
+    data: pd.DataFrame
+    summary: pd.DataFrame
+    transitions: pd.DataFrame
+    lost: pd.DataFrame
+    min_cells: pd.DataFrame
+    hardest: pd.DataFrame
+    published: pd.DataFrame
+
+    @classmethod
+    def build(cls, data, top: int = 10) -> Report:
+        frame = load(data)
+        table, lost = transitions(frame)
+        return cls(frame, summarize(frame), table, lost, min_cells(frame), hardest(frame, top), published_comparison(frame))
+
+    def min_cells_distribution(self) -> pd.DataFrame:
+        """How many deals need each number of cells at fewest (exact values and upper bounds)."""
+        m = self.min_cells
+        won = m[m["min_cells"].notna()]
+        counts = (won.groupby(["variant", "min_cells", "exact"]).size().unstack("exact", fill_value=0)
+                  .reindex(columns=[True, False], fill_value=0).reset_index())
+        counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
+        never = m[m["min_cells"].isna()].groupby("variant").size()
+        rows = [{"variant": v, "min_cells": "none run", "deals_exact": int(n), "deals_upper_bound": 0}
+                for v, n in never.items()]
+        counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
+        return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
+
+    def problems(self) -> list[str]:
+        """Loud warnings: verdicts that contradict the published counts or each other."""
+        out = []
+        for row in self.published.itertuples():
+            if not row.agrees:
+                out.append(
+                    f"MISMATCH with published counts at {row.cells} cells: measured {row.measured_winnable:,} "
+                    f"winnable / {row.measured_unwinnable:,} unwinnable ({row.undecided:,} undecided), "
+                    f"published {row.published_winnable:,} / {row.published_unwinnable:,}"
+                )
+        for row in self.transitions.itertuples():
+            if row.anomalies:
+                out.append(
+                    f"CONTRADICTION: {row.anomalies} deal(s) lost with {row.from_cells} cells but won with "
+                    f"{row.to_cells} ({row.variant}); fewer cells can never help"
+                )
+        return out
+
+    def terminal(self) -> str:
+        parts = ["Summary per variant and cell count (moves over solved deals; time is engine time)",
+                 text_table(_share(self.summary), SUMMARY_COLUMNS)]
+        if len(self.transitions):
+            parts += ["", "Deals won with more cells and lost with fewer",
+                      text_table(self.transitions)]
+        parts += ["", "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
+                  text_table(self.min_cells_distribution())]
+        nodes = self.hardest[self.hardest["by"] == "nodes"].groupby(["variant", "cells"]).head(3)
+        parts += ["", "Hardest deals by nodes searched (top 3 per cell count)",
+                  text_table(nodes, ["variant", "cells", "deal", "nodes", "moves", "seconds"])]
+        if len(self.published):
+            parts += ["", "Deals 1..32,000 against the published counts", text_table(self.published)]
+        problems = self.problems()
+        if problems:
+            parts += [""] + [f"!!! {p}" for p in problems]
+        return "\n".join(parts)
+
+    def write(self, out: str | os.PathLike, source: str) -> list[Path]:
+        """Writes report.md, the tables as CSV and Parquet, and the plots into `out`."""
+        from . import plots
+
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise FcanalyzeError(f"{out} exists and is not a directory")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise FcanalyzeError(f"cannot write to {out}: {e.strerror or e}") from None
+        written = []
+        tables = {
+            "summary": self.summary, "transitions": self.transitions, "lost_deals": self.lost,
+            "min_cells": self.min_cells, "min_cells_distribution": self.min_cells_distribution(),
+            "hardest": self.hardest, "published_comparison": self.published,
+        }
+        for name, frame in tables.items():
+            for suffix, writer in ((".csv", lambda f, p: f.to_csv(p, index=False)),
+                                   (".parquet", lambda f, p: f.astype({c: str for c in f.columns
+                                                                        if f[c].dtype == object}).to_parquet(p, index=False))):
+                path = out / f"{name}{suffix}"
+                writer(frame, path)
+                written.append(path)
+        images = plots.draw_all(self, out)
+        written += images
+        markdown = self.markdown(source, [p.name for p in images])
+        (out / "report.md").write_text(markdown, encoding="utf-8")
+        written.append(out / "report.md")
+        return written
+
+    def markdown(self, source: str, images: list[str]) -> str:
+        md = [f"# FreeCell difficulty report: {source}", ""]
+        problems = self.problems()
+        if problems:
+            md += ["> **Warning.** " + p for p in problems] + [""]
+        md += ["## Summary per cell count", "",
+               "Moves are over solved deals (a sequence move counts as one; card moves expand them). "
+               "The solvable share is over decided deals. Time is engine time in seconds.", "",
+               text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True), ""]
+        md += [f"![Solvable share by free cells]({images[0]})", ""] if images else []
+        if len(self.published):
+            md += ["## Against the published counts (deals 1..32,000)", "",
+                   text_table(self.published, markdown=True), ""]
+        if len(self.transitions):
+            md += ["## Deals lost as cells are taken away", "",
+                   "For each step between cell counts run, the deals decided at both counts, those won "
+                   "with more cells, and those lost with fewer. `anomalies` counts deals won with fewer "
+                   "cells but lost with more, which would mean a wrong verdict.", "",
+                   text_table(self.transitions, markdown=True), ""]
+            if len(self.lost):
+                md += [f"The deals lost at each step (all {len(self.lost):,} are in lost_deals.csv):", ""]
+                for (variant, won, lost), group in self.lost.groupby(["variant", "won_with", "lost_with"], sort=False):
+                    deals = [str(d) for d in group["deal"]]
+                    more = f" and {len(deals) - 200:,} more" if len(deals) > 200 else ""
+                    md.append(f"- {variant}, won with {won} cells and lost with {lost} ({len(deals):,}): "
+                              + ", ".join(deals[:200]) + more)
+                md.append("")
+        md += ["## Fewest cells needed", "",
+               "For each deal, the fewest free cells among those run that win it (`min_cells.csv` has "
+               "every deal). It is exact when the count one below was run and proved unsolvable, "
+               "otherwise an upper bound.", "",
+               text_table(self.min_cells_distribution(), markdown=True), ""]
+        for name, title in zip(images[1:], ["Solution length by free cells", "Nodes searched by free cells",
+                                           "Fewest free cells needed"]):
+            md += [f"![{title}]({name})", ""]
+        md += ["## Hardest deals", "", "Solved deals with the most nodes searched, and with the longest solutions.", ""]
+        for by in ("nodes", "moves"):
+            part = self.hardest[self.hardest["by"] == by]
+            md += [f"### By {by}", "", text_table(part, ["variant", "cells", "deal", "nodes", "moves", "card_moves",
+                                                        "seconds"], markdown=True), ""]
+        return "\n".join(md)

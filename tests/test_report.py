@@ -1,0 +1,153 @@
+"""Reports built from real sweeps: the counts, the deals lost as cells go, the fewest cells, plots that decode."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import matplotlib.image
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from fcanalyze import report
+from fcanalyze.store import read_dataset
+from fcanalyze.sweep import sweep
+
+from conftest import DATA
+
+DEALS = range(1, 61)
+
+
+def exhaustive_verdicts() -> dict[tuple[int, int], str]:
+    """(deal, cells) -> verdict for deals 1..200 at 1 and 2 cells, where fc-solve's
+    exhaustive single-card search and fcanalyze agree (tests/data/fcsolve_crosscheck.tsv)."""
+    out = {}
+    for line in (DATA / "fcsolve_crosscheck.tsv").read_text().splitlines():
+        if not line.startswith("#"):
+            deal, cells, _, verdict, agreement = line.split("\t")
+            assert agreement == "ok"
+            out[(int(deal), int(cells))] = verdict
+    return out
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return sweep(f"{DEALS.start}-{DEALS.stop - 1}", cells="4,2,1", out=tmp_path_factory.mktemp("r") / "ds", workers=2)
+
+
+def test_summary_counts_match_the_exhaustive_verdicts(dataset):
+    known = exhaustive_verdicts()
+    table = report.summarize(dataset).set_index("cells")
+    assert list(table.index) == [4, 2, 1]
+    for cells in (2, 1):
+        solved = sum(known[(d, cells)] == "solved" for d in DEALS)
+        row = table.loc[cells]
+        assert (row["jobs"], row["solved"], row["unsolvable"], row["unknown"]) == (60, solved, 60 - solved, 0)
+        assert row["solvable_share"] == pytest.approx(solved / 60)
+    assert table.loc[4, "solved"] == 60
+    # Medians and maxima are those of the rows themselves.
+    rows = read_dataset(dataset).to_pandas()
+    won4 = rows[(rows["cells"] == 4) & (rows["status"] == "solved")]
+    assert table.loc[4, "moves_median"] == won4["moves"].median()
+    assert table.loc[4, "moves_max"] == won4["moves"].max()
+    assert table.loc[1, "nodes_max"] == rows[rows["cells"] == 1]["nodes"].max()
+    assert table.loc[2, "engine_seconds"] == pytest.approx(rows[rows["cells"] == 2]["seconds"].sum())
+
+
+def test_transitions_list_exactly_the_deals_lost(dataset):
+    known = exhaustive_verdicts()
+    table, lost = report.transitions(dataset)
+    steps = table.set_index(["from_cells", "to_cells"])
+    lost_2_to_1 = sorted(d for d in DEALS if known[(d, 2)] == "solved" and known[(d, 1)] == "unsolvable")
+    lost_4_to_2 = sorted(d for d in DEALS if known[(d, 2)] == "unsolvable")
+    assert steps.loc[(2, 1), "lost_at_to"] == len(lost_2_to_1)
+    assert steps.loc[(4, 2), "lost_at_to"] == len(lost_4_to_2)
+    assert steps["anomalies"].sum() == 0
+    assert sorted(lost[lost["won_with"] == 2]["deal"]) == lost_2_to_1
+    assert sorted(lost[lost["won_with"] == 4]["deal"]) == lost_4_to_2
+
+
+def test_fewest_cells_per_deal(dataset):
+    known = exhaustive_verdicts()
+    table = report.min_cells(dataset).set_index("deal")
+    for d in DEALS:
+        row = table.loc[d]
+        if known[(d, 1)] == "solved":
+            # Won with 1 cell; 0 was not run, so 1 is only an upper bound.
+            assert (row["min_cells"], row["exact"]) == (1, False)
+        elif known[(d, 2)] == "solved":
+            assert (row["min_cells"], row["exact"]) == (2, True), d
+        else:
+            # Lost with 2 cells, won with 4; 3 was not run.
+            assert (row["min_cells"], row["exact"]) == (4, False)
+        assert row["cells_run"] == "4,2,1"
+
+
+def test_hardest_deals_are_the_top_of_each_list(dataset):
+    rows = read_dataset(dataset).to_pandas()
+    top = report.hardest(dataset, n=3)
+    for cells in (4, 2, 1):
+        won = rows[(rows["cells"] == cells) & (rows["status"] == "solved")]
+        by_nodes = top[(top["by"] == "nodes") & (top["cells"] == cells)]
+        assert list(by_nodes["nodes"]) == sorted(won["nodes"], reverse=True)[:3]
+        by_moves = top[(top["by"] == "moves") & (top["cells"] == cells)]
+        assert list(by_moves["moves"]) == sorted(won["moves"], reverse=True)[:3]
+
+
+def test_report_files_and_plots(dataset, tmp_path):
+    out = tmp_path / "rep"
+    done = subprocess.run([sys.executable, "-m", "fcanalyze", "report", str(dataset), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Deals won with more cells and lost with fewer" in done.stdout
+    assert "!!!" not in done.stdout
+    md = (out / "report.md").read_text()
+    for png in ("solvable_share.png", "moves.png", "nodes.png", "min_cells.png"):
+        assert f"]({png})" in md
+        image = matplotlib.image.imread(out / png)
+        assert image.shape[0] > 300 and image.shape[1] > 500
+    for name in ("summary", "transitions", "lost_deals", "min_cells", "hardest"):
+        assert (out / f"{name}.csv").stat().st_size > 0
+        assert pq.read_table(out / f"{name}.parquet").num_rows > 0
+    assert pq.read_table(out / "min_cells.parquet").num_rows == len(DEALS)
+
+
+def test_a_wrong_verdict_is_flagged_loudly(dataset, tmp_path):
+    # Turn one deal won with 2 cells into "unsolvable" at 4: fewer cells cannot help.
+    table = read_dataset(dataset)
+    frame = table.to_pandas()
+    known = exhaustive_verdicts()
+    deal = next(d for d in DEALS if known[(d, 2)] == "solved")
+    frame.loc[(frame["deal"] == deal) & (frame["cells"] == 4), "status"] = "unsolvable"
+    built = report.Report.build(frame)
+    assert any("CONTRADICTION" in p for p in built.problems())
+    assert "!!! CONTRADICTION" in built.terminal()
+
+
+def test_published_counts_are_compared_when_all_classic_deals_are_there(tmp_path):
+    out = sweep("1-32000", cells=4, out=tmp_path / "classic", workers=2, max_seconds=None)
+    built = report.Report.build(out)
+    row = built.published.iloc[0]
+    assert (row["cells"], row["measured_winnable"], row["measured_unwinnable"], row["agrees"]) == (4, 31999, 1, True)
+    assert built.problems() == []
+    # One wrong verdict must be impossible to miss.
+    frame = built.data.copy()
+    frame.loc[frame["deal"] == 617, "status"] = "unsolvable"
+    wrong = report.Report.build(frame)
+    assert any(p.startswith("MISMATCH with published counts at 4 cells") for p in wrong.problems())
+    assert "> **Warning.** MISMATCH" in wrong.markdown("x", [])
+
+
+def test_missing_empty_or_foreign_datasets_are_one_line_errors(tmp_path, run_cli):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    pq.write_table(pa.table({"x": [1, 2]}), foreign / "part-0.parquet")
+    for path, message in [(tmp_path / "nope", "is not a directory"), (empty, "holds no fcanalyze dataset"),
+                          (foreign, "not a fcanalyze dataset part")]:
+        result = run_cli("report", path)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("Error:") and message in result.output
+        assert len(result.output.strip().splitlines()) == 1
