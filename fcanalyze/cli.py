@@ -288,12 +288,15 @@ def _setup_logging(verbose: int, log_file: str | None) -> None:
 @click.option("--retry-unknown", is_flag=True,
               help="Run the jobs recorded as unknown or error again (with these budgets) and "
               "replace their rows.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Run the jobs on the Dask cluster whose scheduler is at ADDRESS (like "
+              "tcp://host:8786) instead of a local pool; rows come back here. Needs the dask extra.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--log-file", metavar="FILE", default=None,
               help="Write every job's log record (from all workers) to FILE.")
 @click.option("--verbose", "-v", count=True, help="-v: log unknown jobs and pool events; -vv: every job.")
 def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memory, retry_unknown,
-          no_progress, log_file, verbose):
+          scheduler, no_progress, log_file, verbose):
     """Decide many deals at several cell counts into a Parquet dataset.
 
     Every (deal, cells) job runs on a pool of solver processes. Each result is one
@@ -307,7 +310,7 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
     plan = plan_sweep(
         deals, cells, out, variant=variant, workers=workers,
         max_seconds=max_seconds or None, max_nodes=max_nodes, max_memory=max_memory,
-        retry_unknown=retry_unknown, progress=not no_progress,
+        retry_unknown=retry_unknown, progress=not no_progress, scheduler=scheduler,
     )
     try:
         _setup_logging(verbose, log_file)

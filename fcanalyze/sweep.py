@@ -136,16 +136,19 @@ def sweep(
     max_memory: int | str | None = None,
     retry_unknown: bool = False,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> Path:
     """Decides every (deal, cells) job under `variant` into the dataset at `out`; returns its path.
 
     Jobs already in the dataset are skipped (with `retry_unknown`, `unknown` and
-    `error` rows are run again and replaced). See run_sweep for the summary.
+    `error` rows are run again and replaced). With `scheduler` (like
+    tcp://host:8786) the jobs run on that Dask cluster's workers and the rows come
+    back here to be written. See run_sweep for the summary.
     """
     return run_sweep(
         deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
         max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
-        progress=progress,
+        progress=progress, scheduler=scheduler,
     ).path
 
 
@@ -161,12 +164,13 @@ def run_sweep(
     max_memory: int | str | None = None,
     retry_unknown: bool = False,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> SweepSummary:
     """Like sweep(), returning a SweepSummary."""
     plan = plan_sweep(
         deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
         max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
-        progress=progress,
+        progress=progress, scheduler=scheduler,
     )
     try:
         return plan.run()
@@ -186,6 +190,7 @@ def plan_sweep(
     max_memory: int | str | None = None,
     retry_unknown: bool = False,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> SweepPlan:
     """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
     before any work starts. FcanalyzeError says what is wrong."""
@@ -196,6 +201,8 @@ def plan_sweep(
         raise FcanalyzeError("no deals to sweep")
     cell_list = parse_cells(cells)
     rules = Variant.parse(variant)
+    if scheduler is not None and workers is not None:
+        raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
@@ -207,7 +214,7 @@ def plan_sweep(
     budgets = Budgets(max_nodes, max_seconds, memory)
 
     dataset = Dataset.open(out)
-    return SweepPlan(dataset, rules, deal_list, cell_list, budgets, workers, retry_unknown, progress)
+    return SweepPlan(dataset, rules, deal_list, cell_list, budgets, workers, retry_unknown, progress, scheduler)
 
 
 # --- the worker side ------------------------------------------------------------------------
@@ -252,6 +259,12 @@ def _worker_main(conn, current, parent_pid: int, variant: Variant, budgets: Budg
                 conn.send(batch)
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         return
+
+
+def solve_chunk(jobs: list[tuple[int, int]], variant: Variant, budgets: Budgets) -> list[tuple]:
+    """Rows for (deal, cells) jobs, in order: the task a cluster worker runs."""
+    host = socket.gethostname()
+    return [solve_row(deal, cells, variant, budgets, host) for deal, cells in jobs]
 
 
 def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> tuple:
@@ -303,7 +316,7 @@ class _Worker:
 class SweepPlan:
     """A checked sweep with its dataset open: run() does the work, close() releases the dataset."""
 
-    def __init__(self, dataset, rules, deals, cells, budgets, workers, retry_unknown, progress):
+    def __init__(self, dataset, rules, deals, cells, budgets, workers, retry_unknown, progress, scheduler=None):
         self.dataset = dataset
         self.rules = rules
         self.budgets = budgets
@@ -322,6 +335,9 @@ class SweepPlan:
         self.buffer: list[tuple] = []
         self.host = socket.gethostname()
         self.last_postfix = 0.0
+        self.counts: collections.Counter = collections.Counter()
+        self.recorded: set[Key] = set()
+        self.scheduler = scheduler
 
     def close(self) -> None:
         self.dataset.close()
@@ -335,11 +351,26 @@ class SweepPlan:
             self.n_workers, self.budgets.text(),
         )
         if self.jobs:
+            from tqdm import tqdm
+
+            # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
+            self.bar = tqdm(total=len(self.jobs), unit="job", disable=None if self.progress else True,
+                            dynamic_ncols=True, smoothing=0.05)
             restore = self._catch_stop_signals()
             try:
-                self._run_pool()
+                if self.scheduler is not None:
+                    from .cluster import run_on_cluster
+
+                    run_on_cluster(self, self.scheduler)
+                else:
+                    self._run_pool()
             finally:
                 restore()
+                if self.stop_requested:
+                    s.interrupted = True
+                    log.warning("stopped; the jobs finished so far are kept")
+                self._flush()
+                self.bar.close()
         s.wall_seconds = time.perf_counter() - start
         s.by_cells = {}
         for deal, name, cells in self.all_keys:
@@ -378,13 +409,8 @@ class SweepPlan:
         return _Worker(process, parent, current)
 
     def _run_pool(self) -> None:
-        from tqdm import tqdm
-
         pending = collections.deque(range(len(self.jobs)))
         workers = [self._spawn() for _ in range(min(self.n_workers, len(self.jobs)))]
-        counts = collections.Counter()
-        # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
-        bar = tqdm(total=len(self.jobs), unit="job", disable=None if self.progress else True, dynamic_ncols=True, smoothing=0.05)
         last_flush = time.monotonic()
         try:
             while (pending or any(w.outstanding for w in workers)) and not self.stop_requested:
@@ -396,19 +422,14 @@ class SweepPlan:
                 for ready in multiprocessing.connection.wait(waitables, timeout=0.2):
                     for i, w in enumerate(workers):
                         if ready is w.conn or ready is w.process.sentinel:
-                            if not self._receive(w, counts, bar):
-                                workers[i] = self._replace_dead(w, pending, counts, bar)
+                            if not self._receive(w):
+                                workers[i] = self._replace_dead(w, pending)
                             break
                 if self.buffer and time.monotonic() - last_flush >= FLUSH_SECONDS:
                     self._flush()
                     last_flush = time.monotonic()
         finally:
             self._stop_workers(workers)
-            if self.stop_requested:
-                self.summary.interrupted = True
-                log.warning("stopped; the jobs finished so far are kept")
-            self._flush()
-            bar.close()
 
     def _stop_workers(self, workers: list[_Worker]) -> None:
         """Idle workers are asked to exit, so their last log records are delivered;
@@ -439,7 +460,7 @@ class SweepPlan:
             w.outstanding.append(index)
         w.conn.send(chunk)
 
-    def _receive(self, w: _Worker, counts, bar) -> bool:
+    def _receive(self, w: _Worker) -> bool:
         """Takes every result the worker has sent; False if the worker has died."""
         try:
             while w.conn.poll():
@@ -448,25 +469,32 @@ class SweepPlan:
                     expected = w.outstanding.popleft()
                     if expected != index:  # pragma: no cover - a bug in this module
                         raise RuntimeError(f"worker answered job {index}, expected {expected}")
-                    self._record(row, counts, bar)
+                    self._record(row)
         except (EOFError, OSError):
             return False
-        if self.progress and time.monotonic() - self.last_postfix >= 0.2:
-            bar.set_postfix({s: counts[s] for s in STATUSES if counts[s] or s != ERROR}, refresh=False)
-            self.last_postfix = time.monotonic()
+        self._show_counts()
         return w.process.is_alive() or w.process.exitcode is None
 
-    def _record(self, row: tuple, counts, bar) -> None:
+    def _show_counts(self) -> None:
+        if self.progress and time.monotonic() - self.last_postfix >= 0.2:
+            counts = self.counts
+            self.bar.set_postfix({s: counts[s] for s in STATUSES if counts[s] or s != ERROR}, refresh=False)
+            self.last_postfix = time.monotonic()
+
+    def _record(self, row: tuple) -> None:
+        key = (row[0], row[1], row[2])
+        if key in self.recorded:  # a job a cluster ran twice (a lost worker's) counts once
+            return
+        self.recorded.add(key)
         self.buffer.append(row)
-        status = row[4]
-        counts[status] += 1
+        self.counts[row[4]] += 1
         self.summary.ran += 1
         if row[12] is not None:
             self.summary.engine_seconds += row[12]
             self.summary.verify_seconds += row[13] or 0.0
-        bar.update(1)
+        self.bar.update(1)
 
-    def _replace_dead(self, w: _Worker, pending: collections.deque, counts, bar) -> _Worker:
+    def _replace_dead(self, w: _Worker, pending: collections.deque) -> _Worker:
         """A worker died (a crash, an OOM kill): retry its job once, then record an error."""
         w.process.join()
         code = w.process.exitcode
@@ -484,7 +512,7 @@ class SweepPlan:
             if self.attempts[culprit] >= MAX_ATTEMPTS:
                 log.error("deal %d, %s: worker %s again; recording an error", deal, rules.describe(), cause)
                 message = f"worker process {cause} while solving ({MAX_ATTEMPTS} attempts)"
-                self._record(error_row(deal, rules, self.budgets, self.host, message), counts, bar)
+                self._record(error_row(deal, rules, self.budgets, self.host, message))
             else:
                 log.warning("deal %d, %s: worker %s; retrying the job", deal, rules.describe(), cause)
                 pending.appendleft(culprit)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import matplotlib.image
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,6 +12,7 @@ from fcanalyze.store import read_dataset
 from fcanalyze.sweep import sweep
 
 from conftest import DATA
+from test_sweep import run_fcanalyze
 
 DEALS = range(1, 61)
 
@@ -97,8 +95,7 @@ def test_hardest_deals_are_the_top_of_each_list(dataset):
 
 def test_report_files_and_plots(dataset, tmp_path):
     out = tmp_path / "rep"
-    done = subprocess.run([sys.executable, "-m", "fcanalyze", "report", str(dataset), "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
+    done = run_fcanalyze("report", dataset, "--out", out)
     assert done.returncode == 0, done.stderr
     assert "Deals won with more cells and lost with fewer" in done.stdout
     assert "!!!" not in done.stdout

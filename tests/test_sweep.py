@@ -49,8 +49,17 @@ def keys(path) -> list[tuple]:
     return list(zip(t["deal"].to_pylist(), t["variant"].to_pylist(), t["cells"].to_pylist()))
 
 
+# Subprocesses start here, not in the repository root, where `python -m fcanalyze`
+# would pick up the source tree (which has no built engine in a plain install).
+NEUTRAL_CWD = Path(__file__).parent
+
+
+def fcanalyze_process(*args, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)], cwd=NEUTRAL_CWD, **kwargs)
+
+
 def run_fcanalyze(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fcanalyze", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "fcanalyze", *map(str, args)], cwd=NEUTRAL_CWD,
                           capture_output=True, text=True, timeout=300, **kwargs)
 
 
@@ -230,8 +239,7 @@ def test_one_sweep_at_a_time_per_dataset(tmp_path, run_cli):
 def test_kill_9_of_the_main_process_loses_nothing_finished_and_duplicates_nothing(tmp_path):
     out = tmp_path / "ds"
     args = ["sweep", "--deals", "1-200", "--cells", "1", "--out", out, "--workers", "2", "--no-progress"]
-    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = fcanalyze_process(*args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_rows(out, 20, proc)
     workers = children(proc.pid)
     assert len(workers) == 2
@@ -256,8 +264,7 @@ def test_kill_9_of_the_main_process_loses_nothing_finished_and_duplicates_nothin
 def test_kill_9_of_a_worker_retries_its_job(tmp_path):
     out = tmp_path / "ds"
     args = ["sweep", "--deals", "1-200", "--cells", "1", "--out", out, "--workers", "2", "--no-progress", "-v"]
-    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(out, 10, proc)
     os.kill(children(proc.pid)[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=300)
@@ -271,8 +278,7 @@ def test_kill_9_of_a_worker_retries_its_job(tmp_path):
 def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
     out = tmp_path / "ds"
     args = ["sweep", "--deals", "1-2000", "--cells", "1", "--out", out, "--no-progress"]
-    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(out, 10, proc)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)

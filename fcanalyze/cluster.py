@@ -1,0 +1,80 @@
+"""Running a sweep's jobs on a Dask cluster: chunks go out as tasks, rows come back here to be written."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from .errors import FcanalyzeError
+from .sweep import FLUSH_SECONDS, SweepPlan, error_row, solve_chunk
+
+log = logging.getLogger(__name__)
+
+# Jobs per task: big enough that Dask's per-task cost (a few milliseconds) stays
+# small beside fast 4-cell jobs, small enough that a lost worker loses little.
+MAX_CHUNK = 64
+CONNECT_SECONDS = 10
+
+
+def _take(plan: SweepPlan, chunk: list, result) -> None:
+    """Records a finished task's rows, or error rows for its jobs if Dask gave up on it
+    (KilledWorker: it took workers down with it several times) or it raised."""
+    if isinstance(result, BaseException):
+        message = f"on the Dask cluster: {type(result).__name__}: {result}"
+        log.error("jobs from deal %d: %s", chunk[0][0], message)
+        for deal, _, cells in chunk:
+            plan._record(error_row(deal, plan.rules.with_cells(cells), plan.budgets, plan.host, message))
+        return
+    for row in result:
+        plan._record(row)
+
+
+def _client(address: str):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise FcanalyzeError("--scheduler needs Dask: pip install 'fcanalyze[dask]'") from None
+    try:
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+
+
+def run_on_cluster(plan: SweepPlan, address: str) -> None:
+    """Runs plan's jobs on the cluster at `address`. Every row is written by this
+    process, so workers need no shared disk. A task whose worker dies is rerun by
+    Dask on another worker; its rows are still recorded once."""
+    from dask.distributed import as_completed
+
+    client = _client(address)
+    try:
+        threads = sum(client.nthreads().values())
+        if threads == 0:
+            raise FcanalyzeError(f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'")
+        log.info("Dask cluster at %s: %d worker thread(s)", address, threads)
+        size = max(1, min(MAX_CHUNK, len(plan.jobs) // (threads * 8)))
+        chunks = [plan.jobs[i:i + size] for i in range(0, len(plan.jobs), size)]
+        futures = {}
+        for number, chunk in enumerate(chunks):
+            jobs = [(deal, cells) for deal, _, cells in chunk]
+            future = client.submit(solve_chunk, jobs, plan.rules, plan.budgets, pure=False,
+                                   key=f"fcanalyze-chunk-{number}-{time.time_ns()}")
+            futures[future] = chunk
+        last_flush = time.monotonic()
+        with client.as_current():
+            completed = as_completed(list(futures), with_results=True, raise_errors=False)
+        while not completed.is_empty():
+            if plan.stop_requested:
+                client.cancel(list(futures))
+                break
+            if not completed.has_ready():
+                time.sleep(0.05)  # polling keeps Ctrl-C and the flushes prompt
+            else:
+                for future, result in completed.next_batch(block=False):
+                    _take(plan, futures.pop(future), result)
+                plan._show_counts()
+            if time.monotonic() - last_flush >= FLUSH_SECONDS:
+                plan._flush()
+                last_flush = time.monotonic()
+    finally:
+        client.close()
