@@ -1,8 +1,9 @@
 //! The search: quick passes to find solutions fast, then an exhaustive one to settle the rest.
 //!
-//! 1. Greedy depth-first passes of a few hundred nodes each that skip moves breaking up
-//!    runs, the later ones with their move order shaken. They only ever find solutions:
-//!    running out proves nothing.
+//! 1. Greedy depth-first passes of up to a thousand nodes each, which give up sooner
+//!    when they stop going deeper, skip moves breaking up runs, and (the later ones)
+//!    have their move order shaken. They only ever find solutions: running out
+//!    proves nothing.
 //! 2. Two best-first searches side by side up to a size bound: one with every move,
 //!    one that skips run-breaking moves.
 //! 3. A depth-first search over single-card moves (plus runs under the relaxed rule,
@@ -80,15 +81,17 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
-/// How many nodes the first quick depth-first pass may expand.
-const QUICK_NODES: u64 = 400;
+/// How many nodes a quick depth-first pass may expand.
+const QUICK_NODES: u64 = 1000;
+/// A quick pass also gives up when this many nodes pass without a new deepest
+/// point: one that is winning goes deeper all the time, and one that is
+/// backtracking under a wrong early choice rarely recovers.
+const QUICK_STALL: u64 = 200;
 /// Quick passes after the first, each with its move order shaken by a different seed:
-/// a greedy depth-first pass that goes wrong early rarely recovers, but a slightly
-/// different order often goes right, far more cheaply than a best-first search.
-/// Tuned on deals 1..16000 with 4 cells; deals 16001..32000 gained as much (22%).
-const SHAKEN_QUICK_PASSES: u64 = 8;
-/// Nodes per shaken quick pass.
-const SHAKEN_QUICK_NODES: u64 = 300;
+/// a slightly different order often goes right where the first went wrong, far more
+/// cheaply than a best-first search. Tuned on deals 1..16000 with 4 cells; deals
+/// 16001..32000 gained as much.
+const SHAKEN_QUICK_PASSES: u64 = 20;
 /// Shaking adds a pseudo-random 0..SHAKE to each position's score.
 const SHAKE: u64 = 32;
 /// How big the best-first pass may grow before the exhaustive pass takes over.
@@ -544,7 +547,8 @@ struct DepthFirst {
     /// lies on its natural parent), and every other move where a card may go home.
     /// A pass that prunes proves nothing when it runs out: it ends undecided.
     prune: bool,
-    /// Give up undecided after this many nodes.
+    /// Give up undecided after this many nodes, or after QUICK_STALL nodes without
+    /// going deeper. None: run to the end.
     cap: Option<u64>,
     /// Nonzero: add a pseudo-random 0..SHAKE, drawn from this seed and the position's
     /// fingerprint, to each position's score (deterministic, like everything here).
@@ -554,8 +558,7 @@ struct DepthFirst {
 impl DepthFirst {
     /// Quick pass number `n`: 0 is the plain one, later ones are shaken.
     fn quick(n: u64) -> DepthFirst {
-        let cap = if n == 0 { QUICK_NODES } else { SHAKEN_QUICK_NODES };
-        DepthFirst { weights: PORTFOLIO[0].weights, sequences: true, prune: true, cap: Some(cap), shake_seed: n }
+        DepthFirst { weights: PORTFOLIO[0].weights, sequences: true, prune: true, cap: Some(QUICK_NODES), shake_seed: n }
     }
 
     const EXHAUSTIVE: DepthFirst =
@@ -564,6 +567,8 @@ impl DepthFirst {
 
 fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) -> Pass {
     let first_node = meter.nodes;
+    // The deepest point reached so far, and when (for the quick passes' stall rule).
+    let (mut deepest, mut deepest_at) = (0usize, meter.nodes);
     let mut seen = FingerprintSet::new(meter.budget.max_memory);
     let mut state = root.clone();
     let root_fp = state.fingerprint(rules);
@@ -620,8 +625,13 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
         if let Some(limit) = meter.tick(frames.len() as u32) {
             break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
         }
-        if how.cap.is_some_and(|cap| meter.nodes - first_node >= cap) {
-            break Pass::Undecided(seen.len());
+        if let Some(cap) = how.cap {
+            if frames.len() > deepest {
+                (deepest, deepest_at) = (frames.len(), meter.nodes);
+            }
+            if meter.nodes - first_node >= cap || meter.nodes - deepest_at > QUICK_STALL {
+                break Pass::Undecided(seen.len());
+            }
         }
         if meter.nodes.is_multiple_of(CHECK_EVERY) {
             if let Some(limit) = meter.memory(footprint(&seen, &moves, &played, &frames)) {
