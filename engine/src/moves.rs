@@ -18,23 +18,37 @@ use crate::state::{Move, Place, State};
 pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) {
     let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
     let ncols = rules.columns;
-    let empty_cells = s.empty_cells(rules);
-    let first_cell = s.first_empty_cell(rules);
-    let first_empty_col = (0..ncols).find(|&i| s.len(i) == 0);
-    let empty_cols = (0..ncols).filter(|&i| s.len(i) == 0).count();
 
-    // To the foundations.
+    // One look at every column and cell: moves home, which column each card tops (a
+    // move onto a card is found by looking up the cards a moving card may go on, not
+    // by trying every pair of columns), and the free space.
+    let mut column_topped_by = [u8::MAX; Card::COUNT];
+    let (mut first_empty_col, mut empty_cols) = (None, 0);
     for i in 0..ncols {
-        if let Some(c) = s.top(i) {
-            if s.can_go_home(c) {
-                out.push(Move::new(Place::Column(i as u8), Place::Home, 1));
+        match s.column(i).last() {
+            Some(&c) => {
+                column_topped_by[usize::from(c)] = i as u8;
+                if s.can_go_home(card(c)) {
+                    out.push(Move::new(Place::Column(i as u8), Place::Home, 1));
+                }
+            }
+            None => {
+                first_empty_col = first_empty_col.or(Some(i));
+                empty_cols += 1;
             }
         }
     }
+    let (mut first_cell, mut empty_cells) = (None, 0);
     for slot in 0..rules.cells {
-        if let Some(c) = s.cell(slot) {
-            if s.can_go_home(c) {
-                out.push(Move::new(Place::Cell(slot as u8), Place::Home, 1));
+        match s.cell(slot) {
+            Some(c) => {
+                if s.can_go_home(c) {
+                    out.push(Move::new(Place::Cell(slot as u8), Place::Home, 1));
+                }
+            }
+            None => {
+                first_cell = first_cell.or(Some(slot));
+                empty_cells += 1;
             }
         }
     }
@@ -42,16 +56,6 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
     // Column to column.
     let limit_onto_card = rules.sequence_limit(empty_cells, empty_cols);
     let limit_into_empty = rules.sequence_limit(empty_cells, empty_cols.saturating_sub(1));
-    let mut tops = [None; crate::rules::MAX_COLUMNS];
-    // Which column each card tops, if any: a move onto a card is found by looking up
-    // the cards a moving card may go on, not by trying every pair of columns.
-    let mut column_topped_by = [u8::MAX; Card::COUNT];
-    for (i, t) in tops.iter_mut().enumerate().take(ncols) {
-        *t = s.top(i);
-        if let Some(c) = *t {
-            column_topped_by[usize::from(c.index())] = i as u8;
-        }
-    }
     for src in 0..ncols {
         let cards = s.column(src);
         if cards.is_empty() {
@@ -78,15 +82,16 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
         }
     }
 
-    // Cell to column.
+    // Cell to column: onto the columns its parents top, or into the first empty one.
     for slot in 0..rules.cells {
         let Some(c) = s.cell(slot) else { continue };
-        for (dst, &target_top) in tops.iter().enumerate().take(ncols) {
-            let ok = match target_top {
-                Some(target) => rules.fits(c, target),
-                None => Some(dst) == first_empty_col && rules.may_fill_empty(c),
-            };
-            if ok {
+        for parent in rules.parents(c.index()) {
+            if parent != NO_PARENT && column_topped_by[usize::from(parent)] != u8::MAX {
+                out.push(Move::new(Place::Cell(slot as u8), Place::Column(column_topped_by[usize::from(parent)]), 1));
+            }
+        }
+        if let Some(dst) = first_empty_col {
+            if rules.may_fill_empty(c) {
                 out.push(Move::new(Place::Cell(slot as u8), Place::Column(dst as u8), 1));
             }
         }

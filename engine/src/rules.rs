@@ -85,6 +85,13 @@ impl Rules {
         table[usize::from(card)]
     }
 
+    /// `fits` for card numbers: whether the card numbered `card` may go on `onto`.
+    #[inline]
+    pub fn fits_number(&self, card: u8, onto: u8) -> bool {
+        let [a, b] = self.parents(card);
+        onto == a || onto == b
+    }
+
     #[inline]
     pub fn may_fill_empty(&self, card: Card) -> bool {
         !self.kings_only || card.rank() == 13
@@ -119,6 +126,9 @@ mod tests {
                 expected.sort_unstable();
                 got.sort_unstable();
                 assert_eq!(got, expected, "{card}");
+                for o in 0..Card::COUNT as u8 {
+                    assert_eq!(rules.fits_number(c, o), rules.fits(card, Card::from_index(o).unwrap()));
+                }
             }
         }
     }

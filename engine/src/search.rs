@@ -319,10 +319,6 @@ impl ChildScorer {
     }
 }
 
-#[inline]
-fn card_at(cards: &[u8], i: usize) -> Card {
-    Card::from_index(cards[i]).unwrap_or_else(|| unreachable!())
-}
 
 
 
@@ -721,7 +717,7 @@ fn lead_sits_on_parent(state: &State, rules: &Rules, m: Move) -> bool {
         Place::Column(i) => {
             let cards = state.column(usize::from(i));
             let lead = cards.len() - usize::from(m.count);
-            lead >= 1 && rules.fits(card_at(cards, lead), card_at(cards, lead - 1))
+            lead >= 1 && rules.fits_number(cards[lead], cards[lead - 1])
         }
         _ => false,
     }

@@ -447,7 +447,7 @@ impl State {
 #[inline]
 pub fn run_length(rules: &Rules, cards: &[u8]) -> usize {
     let mut n = cards.len().min(1);
-    while n < cards.len() && rules.fits(card(cards[cards.len() - n]), card(cards[cards.len() - n - 1])) {
+    while n < cards.len() && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
         n += 1;
     }
     n
