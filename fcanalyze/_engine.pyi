@@ -31,4 +31,6 @@ def solve(
     max_seconds: float | None = None,
     max_memory: int | None = None,
 ) -> dict:
-    """Decide a position; see fcanalyze.solve for the meaning of the result."""
+    """Decide a position. The dict holds status, limit, solution (moves in standard
+    notation separated by spaces, "" unless solved), nodes, states, max_depth,
+    peak_memory and seconds; see fcanalyze.solve for their meaning."""

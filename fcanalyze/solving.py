@@ -120,9 +120,10 @@ def solve(
     )
     moves = card_moves = None
     verify_seconds = 0.0
+    solution = raw["solution"].split()
     if raw["status"] == SOLVED:
         begin = time.perf_counter()
-        verdict = replay(board, rules, raw["solution"])
+        verdict = replay(board, rules, solution)
         verify_seconds = time.perf_counter() - begin
         if not verdict.won:
             where = f"deal {deal}" if deal is not None else "board"
@@ -134,7 +135,7 @@ def solve(
     return SolveResult(
         status=raw["status"],
         limit=raw["limit"],
-        solution=raw["solution"],
+        solution=solution,
         moves=moves,
         card_moves=card_moves,
         nodes=raw["nodes"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -33,7 +34,7 @@ MAX_ATTEMPTS = 2
 FLUSH_SECONDS = 0.5
 DEFAULT_MAX_SECONDS = 30.0
 # A worker sends its results at least this often (and at the end of each chunk).
-RESULT_BATCH_SECONDS = 0.02
+RESULT_BATCH_SECONDS = 0.05
 DEFAULT_MAX_MEMORY = 8 << 30
 
 
@@ -46,6 +47,9 @@ class Budgets:
     max_memory: int | None = None
 
     def text(self) -> str:
+        return _budgets_text(self)
+
+    def _text(self) -> str:
         def show(v):
             return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
 
@@ -53,6 +57,12 @@ class Budgets:
             f"max_nodes={show(self.max_nodes)},max_seconds={show(self.max_seconds)},"
             f"max_memory={show(self.max_memory)}"
         )
+
+
+@functools.lru_cache(maxsize=16)
+def _budgets_text(budgets: Budgets) -> str:
+    # Every row carries it; a sweep has one.
+    return budgets._text()
 
 
 def default_workers() -> int:
@@ -281,7 +291,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
     solved = r.status == SOLVED
     if r.status != SOLVED and r.status != "unsolvable":
         log.info("deal %d, %s: unknown (%s budget ran out after %.1f s)", deal, rules.describe(), r.limit, r.seconds)
-    else:
+    elif log.isEnabledFor(logging.DEBUG):  # four-cell jobs take a quarter of a millisecond
         log.debug("deal %d, %s: %s in %.3f s", deal, rules.describe(), r.status, r.seconds)
     return (
         deal, rules.name, cells, rules.columns, r.status, r.solvable, r.limit,

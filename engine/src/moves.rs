@@ -16,42 +16,52 @@ use crate::state::{Move, Place, State};
 /// which the canonical fingerprint treats as the same position. Moving a whole column
 /// into an empty one is skipped for the same reason.
 pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) {
+    home_moves(s, rules, out);
+    play_moves(s, rules, sequences, false, out);
+}
+
+/// Appends the moves to the foundations.
+pub fn home_moves(s: &State, rules: &Rules, out: &mut Vec<Move>) {
+    for i in 0..rules.columns {
+        if let Some(&c) = s.column(i).last() {
+            if s.can_go_home(card(c)) {
+                out.push(Move::new(Place::Column(i as u8), Place::Home, 1));
+            }
+        }
+    }
+    for slot in 0..rules.cells {
+        if let Some(c) = s.cell(slot) {
+            if s.can_go_home(c) {
+                out.push(Move::new(Place::Cell(slot as u8), Place::Home, 1));
+            }
+        }
+    }
+}
+
+/// Appends every move `generate` would except those to the foundations. With
+/// `keep_runs`, moves that break up a run (the deepest card moved lies on a card it
+/// may be built on) are left out: they rarely help, which passes that prove
+/// nothing may exploit.
+pub fn play_moves(s: &State, rules: &Rules, sequences: bool, keep_runs: bool, out: &mut Vec<Move>) {
     let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
     let ncols = rules.columns;
 
-    // One look at every column and cell: moves home, which column each card tops (a
-    // move onto a card is found by looking up the cards a moving card may go on, not
-    // by trying every pair of columns), and the free space.
+    // One look at every column and cell: which column each card tops (a move onto a
+    // card is found by looking up the cards a moving card may go on, not by trying
+    // every pair of columns), and the free space.
     let mut column_topped_by = [u8::MAX; Card::COUNT];
     let (mut first_empty_col, mut empty_cols) = (None, 0);
     for i in 0..ncols {
         match s.column(i).last() {
-            Some(&c) => {
-                column_topped_by[usize::from(c)] = i as u8;
-                if s.can_go_home(card(c)) {
-                    out.push(Move::new(Place::Column(i as u8), Place::Home, 1));
-                }
-            }
+            Some(&c) => column_topped_by[usize::from(c)] = i as u8,
             None => {
                 first_empty_col = first_empty_col.or(Some(i));
                 empty_cols += 1;
             }
         }
     }
-    let (mut first_cell, mut empty_cells) = (None, 0);
-    for slot in 0..rules.cells {
-        match s.cell(slot) {
-            Some(c) => {
-                if s.can_go_home(c) {
-                    out.push(Move::new(Place::Cell(slot as u8), Place::Home, 1));
-                }
-            }
-            None => {
-                first_cell = first_cell.or(Some(slot));
-                empty_cells += 1;
-            }
-        }
-    }
+    let first_cell = s.first_empty_cell(rules);
+    let empty_cells = s.empty_cells(rules);
 
     // Column to column.
     let limit_onto_card = rules.sequence_limit(empty_cells, empty_cols);
@@ -61,9 +71,14 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
         if cards.is_empty() {
             continue;
         }
-        let run = if sequences { s.run_length(rules, src) } else { 1 };
+        // Runs longer than either limit cannot move whole, so need not be measured.
+        let run = if sequences { s.run_length_up_to(rules, src, limit_onto_card.max(limit_into_empty)) } else { 1 };
+        let breaks_run = |k: usize| keep_runs && k < cards.len() && rules.fits_number(cards[cards.len() - k], cards[cards.len() - k - 1]);
         // Onto a card: each card of the movable run has at most two cards to go on.
         for k in 1..=run.min(limit_onto_card) {
+            if breaks_run(k) {
+                continue;
+            }
             for parent in rules.parents(cards[cards.len() - k]) {
                 let dst = if parent == NO_PARENT { u8::MAX } else { column_topped_by[usize::from(parent)] };
                 if dst != u8::MAX {
@@ -75,7 +90,7 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
         if let Some(dst) = first_empty_col {
             let most = run.min(limit_into_empty).min(cards.len() - 1);
             for k in 1..=most {
-                if rules.may_fill_empty(card(cards[cards.len() - k])) {
+                if !breaks_run(k) && rules.may_fill_empty(card(cards[cards.len() - k])) {
                     out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
                 }
             }
@@ -100,7 +115,9 @@ pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) 
     // Column to a cell.
     if let Some(slot) = first_cell {
         for src in 0..ncols {
-            if s.len(src) > 0 {
+            let cards = s.column(src);
+            let breaks_run = keep_runs && cards.len() >= 2 && rules.fits_number(cards[cards.len() - 1], cards[cards.len() - 2]);
+            if !cards.is_empty() && !breaks_run {
                 out.push(Move::new(Place::Column(src as u8), Place::Cell(slot as u8), 1));
             }
         }
@@ -160,6 +177,34 @@ mod tests {
         generate(&s, &rules, false, &mut singles);
         assert!(singles.iter().all(|m| m.count == 1));
         assert!(!crate::moves::tests::names(&singles).contains(&"12v3".to_string()));
+    }
+
+    #[test]
+    fn keep_runs_leaves_out_exactly_the_run_breaking_moves() {
+        let rules = Rules::FREECELL.with_cells(2);
+        let mut s = State::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
+        let mut rng = 0x5EED_u64;
+        for _ in 0..300 {
+            let (mut all, mut kept) = (vec![], vec![]);
+            generate(&s, &rules, true, &mut all);
+            home_moves(&s, &rules, &mut kept);
+            play_moves(&s, &rules, true, true, &mut kept);
+            let breaks_run = |m: &Move| match m.from {
+                Place::Column(i) => {
+                    let cards = s.column(usize::from(i));
+                    let lead = cards.len() - usize::from(m.count);
+                    lead >= 1 && rules.fits(card(cards[lead]), card(cards[lead - 1]))
+                }
+                _ => false,
+            };
+            let expected: Vec<Move> = all.iter().copied().filter(|m| m.to == Place::Home || !breaks_run(m)).collect();
+            assert_eq!(kept, expected);
+            if all.is_empty() {
+                break;
+            }
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s.apply(all[(rng >> 33) as usize % all.len()]);
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
 use crate::card::Card;
-use crate::moves::generate;
+use crate::moves::{generate, home_moves, play_moves};
 use crate::rules::Rules;
 use crate::state::{fmix64, run_length, Hashes, Move, Place, Played, State};
 use crate::visited::{FingerprintSet, OutOfMemory};
@@ -420,10 +420,8 @@ impl Frontier {
         let parent = &self.states[self.nodes[id as usize].state as usize];
         let mut scratch = parent.clone();
         moves.clear();
-        generate(parent, rules, true, moves);
-        if self.prune {
-            moves.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(parent, rules, m));
-        }
+        home_moves(parent, rules, moves);
+        play_moves(parent, rules, true, self.prune, moves);
         // Each move is tried on one scratch copy and undone; only new positions are kept.
         let mut played = Vec::with_capacity(8);
         let scorer = ChildScorer::new(&scratch, rules, &self.weights);
@@ -668,14 +666,15 @@ fn push_frame(
 ) {
     let Scratch { moves: generated, played, keyed, child } = scratch;
     generated.clear();
-    generate(state, rules, how.sequences, generated);
     if how.prune {
-        generated.retain(|&m| m.to == Place::Home || !lead_sits_on_parent(state, rules, m));
         // A card that may go home (though not safely) almost always should: a pass
-        // that proves nothing anyway tries only that, and saves scoring the rest.
-        if generated.iter().any(|m| m.to == Place::Home) {
-            generated.retain(|m| m.to == Place::Home);
+        // that proves nothing anyway tries only that, and saves the rest.
+        home_moves(state, rules, generated);
+        if generated.is_empty() {
+            play_moves(state, rules, how.sequences, true, generated);
         }
+    } else {
+        generate(state, rules, how.sequences, generated);
     }
     let w = how.weights;
     child.clone_from(state);
@@ -708,19 +707,6 @@ struct Scratch {
     played: Vec<Played>,
     keyed: Vec<(i32, (u8, u8), Move, u128)>,
     child: State,
-}
-
-/// Whether the deepest card `m` moves lies on the card it would be built on anyway,
-/// so that the move breaks up a run.
-fn lead_sits_on_parent(state: &State, rules: &Rules, m: Move) -> bool {
-    match m.from {
-        Place::Column(i) => {
-            let cards = state.column(usize::from(i));
-            let lead = cards.len() - usize::from(m.count);
-            lead >= 1 && rules.fits_number(cards[lead], cards[lead - 1])
-        }
-        _ => false,
-    }
 }
 
 /// The tie-break between moves whose positions score the same in a depth-first pass:

@@ -254,9 +254,16 @@ impl State {
         self.lens[..rules.columns].iter().filter(|&&l| l == 0).count()
     }
 
-    /// How many cards at the end of `col` form a run that may move together.
-    pub fn run_length(&self, rules: &Rules, col: usize) -> usize {
-        run_length(rules, self.column(col))
+    /// How many cards at the end of `col` form a run that may move together, counting
+    /// no further than `most`.
+    pub fn run_length_up_to(&self, rules: &Rules, col: usize, most: usize) -> usize {
+        let cards = self.column(col);
+        let most = most.min(cards.len());
+        let mut n = most.min(1);
+        while n < most && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
+            n += 1;
+        }
+        n
     }
 
     /// Carries out `m` without checking it: the caller generated it as legal.
