@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from pathlib import Path
 
@@ -229,43 +228,6 @@ DEFAULT_SWEEP_DEALS = "1-1000"
 DEFAULT_SWEEP_CELLS = "4,2,1"
 
 
-class _TqdmHandler(logging.StreamHandler):
-    """Log lines on stderr that do not tear the progress bar."""
-
-    def emit(self, record):
-        from tqdm import tqdm
-
-        try:
-            tqdm.write(self.format(record), file=sys.stderr)
-        except Exception:  # pragma: no cover - logging must never raise
-            self.handleError(record)
-
-
-def _setup_logging(verbose: int, log_file: str | None) -> None:
-    """Worker processes' records reach these handlers through multiprocessing-logging."""
-    import multiprocessing_logging
-
-    root = logging.getLogger()
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    console = _TqdmHandler()
-    console.setLevel([logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)])
-    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    root.addHandler(console)
-    if log_file is not None:
-        file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        file_handler.setLevel(logging.DEBUG)
-        file_handler.setFormatter(
-            logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(levelname)s %(name)s: %(message)s")
-        )
-        root.addHandler(file_handler)
-    root.setLevel(min(h.level for h in root.handlers))
-    try:
-        multiprocessing_logging.install_mp_handler()
-    except AssertionError:  # a start method other than fork: workers write directly
-        pass
-
-
 @cli.command(context_settings=CONTEXT)
 @click.option("--deals", "-d", "deals", default=DEFAULT_SWEEP_DEALS, show_default=True, metavar="RANGES",
               help="Deals to run: ranges and numbers like 1-32000 or 1-100,617,11982, or @FILE "
@@ -312,11 +274,14 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
         max_seconds=max_seconds or None, max_nodes=max_nodes, max_memory=max_memory,
         retry_unknown=retry_unknown, progress=not no_progress, scheduler=scheduler,
     )
+    from . import logs
+
     try:
-        _setup_logging(verbose, log_file)
+        logs.setup(verbose, log_file)
         summary = plan.run()
     finally:
         plan.close()
+        logs.shutdown()
     click.echo(f"{summary.variant}: {summary.jobs:,} jobs in {summary.path} "
                f"({summary.already_done:,} were already there, {summary.ran:,} run now)")
     click.echo(summary.table())

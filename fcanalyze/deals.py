@@ -39,17 +39,22 @@ def shuffled_deck(number: int) -> list[int]:
     high_bit = 0x8000 if 2**31 <= number < 2**32 else 0
     wide = number >= 2**32
 
+    # Sweeps deal thousands of these, so the two draw rules get a loop each.
     deck = list(range(DECK_SIZE))
     dealt = []
-    for left in range(DECK_SIZE, 0, -1):
-        state = (state * 214013 + 2531011) & _MASK32
-        if wide:
-            draw = ((state >> 16) & 0xFFFF) + 1
-        else:
-            draw = ((state >> 16) & 0x7FFF) | high_bit
-        j = draw % left
-        dealt.append(deck[j])
-        deck[j] = deck[left - 1]
+    append = dealt.append
+    if wide:
+        for left in range(DECK_SIZE, 0, -1):
+            state = (state * 214013 + 2531011) & _MASK32
+            j = (((state >> 16) & 0xFFFF) + 1) % left
+            append(deck[j])
+            deck[j] = deck[left - 1]
+    else:
+        for left in range(DECK_SIZE, 0, -1):
+            state = (state * 214013 + 2531011) & _MASK32
+            j = (((state >> 16) & 0x7FFF) | high_bit) % left
+            append(deck[j])
+            deck[j] = deck[left - 1]
     return dealt
 
 
@@ -60,10 +65,8 @@ def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
     shuffled deck left to right, round-robin, so deal N is comparable across layouts.
     """
     cards = shuffled_deck(number)
-    layout: list[list[int]] = [[] for _ in range(variant.columns)]
-    for step, card in enumerate(cards):
-        layout[step % variant.columns].append(card)
-    return Board(layout, [None] * variant.cells)
+    n = variant.columns
+    return Board([cards[i::n] for i in range(n)], [None] * variant.cells)
 
 
 def parse_deal_number(text: str) -> int:

@@ -279,23 +279,22 @@ impl ChildScorer {
         ChildScorer { columns, total: columns.iter().sum(), home }
     }
 
-    /// The scorer for `child`, reached from this scorer's position by `played`.
-    fn after(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> ChildScorer {
+    /// Makes this the scorer for `child`, reached from this scorer's position by `played`.
+    fn advance(&mut self, child: &State, played: &[Played], rules: &Rules, w: &Weights) {
         if child.home() != self.home {
-            return ChildScorer::new(child, rules, w);
+            *self = ChildScorer::new(child, rules, w);
+            return;
         }
-        let mut next = *self;
         for p in played {
             for place in [p.m.from, p.m.to] {
                 if let Place::Column(i) = place {
                     let i = usize::from(i);
                     let fresh = column_score(child.column(i), &self.home, rules, w);
-                    next.total += fresh - next.columns[i];
-                    next.columns[i] = fresh;
+                    self.total += fresh - self.columns[i];
+                    self.columns[i] = fresh;
                 }
             }
         }
-        next
     }
 
     fn score(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> i32 {
@@ -632,11 +631,13 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
                 break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
             }
         }
-        let (hashes, scorer) = contexts[contexts.len() - 1];
-        let context = (hashes.after(&state, &played[mark..]), scorer.after(&state, &played[mark..], rules, &how.weights));
+        // The parent's context stays for its other children; this one starts as a copy.
+        contexts.push(contexts[contexts.len() - 1]);
+        let context = contexts.last_mut().unwrap_or_else(|| unreachable!());
+        context.0.advance(&state, &played[mark..]);
+        context.1.advance(&state, &played[mark..], rules, &how.weights);
         debug_assert_eq!(context.0.fingerprint, fingerprint);
-        contexts.push(context);
-        push_frame(&state, &context, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
+        push_frame(&state, context, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
     };
     meter.memory(footprint(&seen, &moves, &played, &frames));
     outcome

@@ -71,17 +71,23 @@ impl Hashes {
     /// The hashes of `child`, reached by `played` from the position these are the
     /// hashes of: only the columns the moves touched are rehashed.
     pub fn after(&self, child: &State, played: &[Played]) -> Hashes {
-        let t = tables();
         let mut h = *self;
+        h.advance(child, played);
+        h
+    }
+
+    /// `after`, in place.
+    pub fn advance(&mut self, child: &State, played: &[Played]) {
+        let t = tables();
         let mut touched = 0u16;
         for p in played {
             for (place, sign) in [(p.m.from, -1), (p.m.to, 1)] {
                 match place {
                     Place::Column(i) => touched |= 1 << i,
                     Place::Cell(_) if sign < 0 => {
-                        h.fingerprint = h.fingerprint.wrapping_sub(t.cell[usize::from(p.card.index())])
+                        self.fingerprint = self.fingerprint.wrapping_sub(t.cell[usize::from(p.card.index())])
                     }
-                    Place::Cell(_) => h.fingerprint = h.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())]),
+                    Place::Cell(_) => self.fingerprint = self.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())]),
                     Place::Home => {}
                 }
             }
@@ -89,12 +95,11 @@ impl Hashes {
         while touched != 0 {
             let i = touched.trailing_zeros() as usize;
             touched &= touched - 1;
-            h.zobrist[i] = zobrist(t, child.column(i), 0, 0);
-            let term = mix(h.zobrist[i]);
-            h.fingerprint = h.fingerprint.wrapping_sub(h.term[i]).wrapping_add(term);
-            h.term[i] = term;
+            self.zobrist[i] = zobrist(t, child.column(i), 0, 0);
+            let term = mix(self.zobrist[i]);
+            self.fingerprint = self.fingerprint.wrapping_sub(self.term[i]).wrapping_add(term);
+            self.term[i] = term;
         }
-        h
     }
 }
 
