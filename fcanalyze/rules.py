@@ -82,13 +82,18 @@ class Position:
     def _is_run(self, col: list[int], k: int) -> bool:
         """Whether the last k cards of `col` form a movable run."""
         fits = self.fits_on
-        return all(fits(col[-i], col[-i - 1]) for i in range(1, k))
+        for i in range(1, k):
+            if not fits(col[-i], col[-i - 1]):
+                return False
+        return True
 
     def empty_cells(self) -> int:
         return self.board.cells.count(None)
 
     def empty_columns(self, excluding: int | None = None) -> int:
-        return sum(1 for i, col in enumerate(self.board.columns) if not col and i != excluding)
+        columns = self.board.columns
+        empty = columns.count([])
+        return empty - 1 if excluding is not None and not columns[excluding] else empty
 
     def sequence_move_limit(self, dest_column: int) -> int:
         """Largest run that may move onto `dest_column` now (the destination does not count)."""
