@@ -425,8 +425,9 @@ class SweepPlan:
         try:
             while (pending or any(w.outstanding for w in workers)) and not self.stop_requested:
                 for w in workers:
-                    # A second chunk waits in the pipe, so no worker idles between chunks.
-                    if len(w.outstanding) < w.chunk_size and pending:
+                    # Chunks wait in the pipe, so no worker idles between chunks or while
+                    # this process writes Parquet.
+                    if len(w.outstanding) < 2 * w.chunk_size and pending:
                         self._send_chunk(w, pending)
                 waitables = [w.conn for w in workers] + [w.process.sentinel for w in workers]
                 for ready in multiprocessing.connection.wait(waitables, timeout=0.2):
