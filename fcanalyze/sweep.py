@@ -135,53 +135,26 @@ class SweepSummary:
 
 
 def sweep(
-    deals: list[int] | range | str,
-    cells: list[int] | int | str = 4,
-    out: str | os.PathLike = "fcanalyze-results",
-    *,
-    variant: str = "freecell",
-    workers: int | None = None,
-    max_nodes: int | None = None,
-    max_seconds: float | None = DEFAULT_MAX_SECONDS,
-    max_memory: int | str | None = None,
-    retry_unknown: bool = False,
-    progress: bool = False,
-    scheduler: str | None = None,
+    deals: list[int] | range | str, cells: list[int] | int | str = 4, out: str | os.PathLike = "fcanalyze-results",
+    **options,
 ) -> Path:
-    """Decides every (deal, cells) job under `variant` into the dataset at `out`; returns its path.
+    """Decides every (deal, cells) job into the dataset at `out`; returns its path.
 
-    Jobs already in the dataset are skipped (with `retry_unknown`, `unknown` and
-    `error` rows are run again and replaced). With `scheduler` (like
+    Jobs already in the dataset are skipped (with `retry_unknown=True`, `unknown`
+    and `error` rows are run again and replaced). With `scheduler` (like
     tcp://host:8786) the jobs run on that Dask cluster's workers and the rows come
-    back here to be written. See run_sweep for the summary.
+    back here to be written. The options (variant, workers, budgets, retry_unknown,
+    progress, scheduler) are plan_sweep's.
     """
-    return run_sweep(
-        deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
-        max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
-        progress=progress, scheduler=scheduler,
-    ).path
+    return run_sweep(deals, cells, out, **options).path
 
 
 def run_sweep(
-    deals: list[int] | range | str,
-    cells: list[int] | int | str = 4,
-    out: str | os.PathLike = "fcanalyze-results",
-    *,
-    variant: str = "freecell",
-    workers: int | None = None,
-    max_nodes: int | None = None,
-    max_seconds: float | None = DEFAULT_MAX_SECONDS,
-    max_memory: int | str | None = None,
-    retry_unknown: bool = False,
-    progress: bool = False,
-    scheduler: str | None = None,
+    deals: list[int] | range | str, cells: list[int] | int | str = 4, out: str | os.PathLike = "fcanalyze-results",
+    **options,
 ) -> SweepSummary:
     """Like sweep(), returning a SweepSummary."""
-    plan = plan_sweep(
-        deals, cells, out, variant=variant, workers=workers, max_nodes=max_nodes,
-        max_seconds=max_seconds, max_memory=max_memory, retry_unknown=retry_unknown,
-        progress=progress, scheduler=scheduler,
-    )
+    plan = plan_sweep(deals, cells, out, **options)
     try:
         return plan.run()
     finally:
