@@ -116,12 +116,16 @@ class SweepSummary:
     verify_seconds: float = 0.0
     write_seconds: float = 0.0
     worker_deaths: int = 0
-    # cells -> status -> count, over every job of the sweep (old rows included).
+    # cells -> status -> count, over every job of the sweep (old rows included);
+    # "left" counts the jobs not in the dataset yet (a stopped sweep).
     by_cells: dict[int, collections.Counter] = field(default_factory=dict)
 
     def table(self) -> str:
-        head = f"{'cells':>5} {'jobs':>8} {'solved':>8} {'unsolvable':>10} {'unknown':>8} {'error':>6} {'solvable':>9}"
-        lines = [head]
+        """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
+        the decided ones."""
+        left = any(c["left"] for c in self.by_cells.values())
+        head = f"{'cells':>5} {'jobs':>8} {'solved':>8} {'unsolvable':>10} {'unknown':>8} {'error':>6}"
+        lines = [head + (f" {'left':>8}" if left else "") + f" {'solvable':>9}"]
         for cells in sorted(self.by_cells, reverse=True):
             c = self.by_cells[cells]
             jobs = sum(c.values())
@@ -129,7 +133,7 @@ class SweepSummary:
             share = f"{100 * c['solved'] / decided:8.2f}%" if decided else f"{'-':>9}"
             lines.append(
                 f"{cells:>5} {jobs:>8,} {c['solved']:>8,} {c['unsolvable']:>10,} "
-                f"{c['unknown']:>8,} {c['error']:>6,} {share}"
+                f"{c['unknown']:>8,} {c['error']:>6,}" + (f" {c['left']:>8,}" if left else "") + f" {share}"
             )
         return "\n".join(lines)
 
@@ -359,8 +363,7 @@ class SweepPlan:
         for deal, name, cells in self.all_keys:
             status = self.dataset.status.get((deal, name, cells))
             counter = s.by_cells.setdefault(cells, collections.Counter())
-            if status is not None:
-                counter[status] += 1
+            counter[status if status is not None else "left"] += 1
         return s
 
     def _catch_stop_signals(self):

@@ -288,6 +288,9 @@ def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
     assert "Interrupted" in stderr and "run the same command again to resume" in stderr
     done = keys(out)
     assert 0 < len(done) < 2000 and len(set(done)) == len(done)
+    # The summary says how many jobs are left for the rerun.
+    head, row = stdout.splitlines()[1:3]
+    assert head.split()[6] == "left" and int(row.split()[6].replace(",", "")) == 2000 - len(done)
 
 
 # --- the command line -----------------------------------------------------------------------
