@@ -208,8 +208,8 @@ def _share(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 SUMMARY_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share",
-                   "moves_median", "moves_p90", "moves_max", "card_moves_median", "nodes_median", "nodes_p90",
-                   "nodes_max", "engine_seconds"]
+                   "moves_median", "moves_p90", "moves_max", "card_moves_median", "card_moves_p90", "card_moves_max",
+                   "nodes_median", "nodes_p90", "nodes_max", "engine_seconds"]
 
 
 @dataclass
