@@ -127,7 +127,7 @@ def main() -> None:
           f"{o['bytes_per_state']:.1f} bytes per stored state; slowest: deal {o['slowest'][0]} "
           f"{o['slowest'][6]:.2f} s")
     print("  (best-first keeps a whole position only for the nodes it expands, a small record "
-          "for the others (48 bytes); the exhaustive pass keeps only 16-byte fingerprints, 18 to 37 bytes "
+          "for the others (20 bytes); the exhaustive pass keeps only 16-byte fingerprints, 18 to 37 bytes "
           "per stored state as its table fills and doubles)")
     if o["unsolvable"]:
         shown = ", ".join(map(str, o["unsolvable"][:20])) + (" ..." if len(o["unsolvable"]) > 20 else "")
