@@ -69,12 +69,7 @@ impl Rules {
     /// Whether `card` may be placed on `onto` in a column.
     #[inline]
     pub fn fits(&self, card: Card, onto: Card) -> bool {
-        card.rank() + 1 == onto.rank()
-            && if self.same_suit {
-                card.suit() == onto.suit()
-            } else {
-                card.is_red() != onto.is_red()
-            }
+        self.fits_number(card.index(), onto.index())
     }
 
     /// The numbers of the cards the card numbered `card` may be placed on in a
@@ -119,15 +114,19 @@ mod tests {
         for rules in [Rules::FREECELL, Rules { same_suit: true, ..Rules::FREECELL }] {
             for c in 0..Card::COUNT as u8 {
                 let card = Card::from_index(c).unwrap();
-                let mut expected: Vec<u8> = (0..Card::COUNT as u8)
-                    .filter(|&o| rules.fits(card, Card::from_index(o).unwrap()))
-                    .collect();
+                // The rule itself: one rank higher, of the other colour (or the same suit).
+                let fits = |onto: Card| {
+                    card.rank() + 1 == onto.rank()
+                        && if rules.same_suit { card.suit() == onto.suit() } else { card.is_red() != onto.is_red() }
+                };
+                let mut expected: Vec<u8> =
+                    (0..Card::COUNT as u8).filter(|&o| fits(Card::from_index(o).unwrap())).collect();
                 let mut got: Vec<u8> = rules.parents(c).into_iter().filter(|&p| p != NO_PARENT).collect();
                 expected.sort_unstable();
                 got.sort_unstable();
                 assert_eq!(got, expected, "{card}");
                 for o in 0..Card::COUNT as u8 {
-                    assert_eq!(rules.fits_number(c, o), rules.fits(card, Card::from_index(o).unwrap()));
+                    assert_eq!(rules.fits_number(c, o), fits(Card::from_index(o).unwrap()));
                 }
             }
         }

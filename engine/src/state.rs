@@ -262,13 +262,7 @@ impl State {
     /// How many cards at the end of `col` form a run that may move together, counting
     /// no further than `most`.
     pub fn run_length_up_to(&self, rules: &Rules, col: usize, most: usize) -> usize {
-        let cards = self.column(col);
-        let most = most.min(cards.len());
-        let mut n = most.min(1);
-        while n < most && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
-            n += 1;
-        }
-        n
+        run_length_up_to(rules, self.column(col), most)
     }
 
     /// Carries out `m` without checking it: the caller generated it as legal.
@@ -458,8 +452,15 @@ impl State {
 /// How many cards at the end of `cards` form a run that may move together.
 #[inline]
 pub fn run_length(rules: &Rules, cards: &[u8]) -> usize {
-    let mut n = cards.len().min(1);
-    while n < cards.len() && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
+    run_length_up_to(rules, cards, cards.len())
+}
+
+/// `run_length`, counting no further than `most`.
+#[inline]
+fn run_length_up_to(rules: &Rules, cards: &[u8], most: usize) -> usize {
+    let most = most.min(cards.len());
+    let mut n = most.min(1);
+    while n < most && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
         n += 1;
     }
     n
