@@ -35,8 +35,7 @@ fn solve<'py>(
     max_seconds: Option<f64>,
     max_memory: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let rules = parse_rules(n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
-    let start = State::new(&rules, &columns, &cells, home).map_err(|e| PyValueError::new_err(e.0))?;
+    let (rules, start) = position(&columns, &cells, home, n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
     let defaults = Budget::default();
     let budget = Budget {
         max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
@@ -103,20 +102,24 @@ fn generate_moves(
     sequence_moves: &str,
     sequences: bool,
 ) -> PyResult<Vec<String>> {
-    let rules = parse_rules(n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
-    let state = State::new(&rules, &columns, &cells, home).map_err(|e| PyValueError::new_err(e.0))?;
+    let (rules, state) = position(&columns, &cells, home, n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
     let mut out = vec![];
     crate::moves::generate(&state, &rules, sequences, &mut out);
     Ok(out.iter().map(|m| m.to_string()).collect())
 }
 
-fn parse_rules(
+/// The rules and the position both functions take, checked.
+#[allow(clippy::too_many_arguments)]
+fn position(
+    columns: &[Vec<u8>],
+    cells: &[Option<u8>],
+    home: [u8; 4],
     n_cells: usize,
     n_columns: usize,
     same_suit: bool,
     kings_only: bool,
     sequence_moves: &str,
-) -> PyResult<Rules> {
+) -> PyResult<(Rules, State)> {
     let sequence_moves = match sequence_moves {
         "supermove" => SequenceMoves::Supermove,
         "single" => SequenceMoves::Single,
@@ -126,7 +129,9 @@ fn parse_rules(
     if n_cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&n_columns) {
         return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
     }
-    Ok(Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves })
+    let rules = Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves };
+    let state = State::new(&rules, columns, cells, home).map_err(|e| PyValueError::new_err(e.0))?;
+    Ok((rules, state))
 }
 
 #[pymodule]
