@@ -138,10 +138,7 @@ class Dataset:
         for tmp in path.glob(f".{PART_PREFIX}*.tmp"):
             tmp.unlink()
         for file in part_files(path):
-            keys = _read_part(file, ["deal", "variant", "cells", "status"]).to_pydict()
-            for deal, variant, cells, status in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
-                dataset.where[(deal, variant, cells)] = file
-                dataset.status[(deal, variant, cells)] = status
+            dataset._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
         return dataset
 
     def close(self) -> None:
