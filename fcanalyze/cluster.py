@@ -17,13 +17,13 @@ MAX_CHUNK = 256
 CONNECT_SECONDS = 10
 
 
-def _take(plan: SweepPlan, chunk: list, result) -> None:
+def _take(plan: SweepPlan, chunk: list[tuple[int, int, int]], result) -> None:
     """Records a finished task's rows, or error rows for its jobs if Dask gave up on it
     (KilledWorker: it took workers down with it several times) or it raised."""
     if isinstance(result, BaseException):
         message = f"on the Dask cluster: {type(result).__name__}: {result}"
-        log.error("jobs from deal %d: %s", chunk[0][0], message)
-        for deal, _, cells in chunk:
+        log.error("jobs from deal %d: %s", chunk[0][1], message)
+        for _, deal, cells in chunk:
             plan._record(error_row(deal, plan.rules.with_cells(cells), plan.budgets, plan.host, message))
         return
     for row in result:
@@ -43,8 +43,10 @@ def _client(address: str):
 
 def run_on_cluster(plan: SweepPlan, address: str) -> None:
     """Runs plan's jobs on the cluster at `address`. Every row is written by this
-    process, so workers need no shared disk. A task whose worker dies is rerun by
-    Dask on another worker; its rows are still recorded once."""
+    process, so workers need no shared disk. Chunks are submitted as the plan makes
+    them ready (a job waits for its deal's result with more cells), a few per worker
+    thread ahead. A task whose worker dies is rerun by Dask on another worker; its
+    rows are still recorded once."""
     from dask.distributed import as_completed
 
     client = _client(address)
@@ -54,26 +56,37 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
             raise FcanalyzeError(f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'")
         log.info("Dask cluster at %s: %d worker thread(s)", address, threads)
         size = max(1, min(MAX_CHUNK, len(plan.jobs) // (threads * 8)))
-        chunks = [plan.jobs[i:i + size] for i in range(0, len(plan.jobs), size)]
-        futures = {}
-        for number, chunk in enumerate(chunks):
-            jobs = [(deal, cells) for deal, _, cells in chunk]
-            future = client.submit(solve_chunk, jobs, plan.rules, plan.budgets, pure=False,
-                                   key=f"fcanalyze-chunk-{number}-{time.time_ns()}")
-            futures[future] = chunk
-        last_flush = time.monotonic()
+        in_flight: dict = {}
         with client.as_current():
-            completed = as_completed(list(futures), with_results=True, raise_errors=False)
-        while not completed.is_empty():
+            completed = as_completed([], with_results=True, raise_errors=False)
+        number = 0
+
+        def submit_ready() -> None:
+            nonlocal number
+            while len(in_flight) < 4 * threads:
+                chunk = plan.next_chunk(size)
+                if not chunk:
+                    return
+                jobs = [(deal, cells) for _, deal, cells in chunk]
+                future = client.submit(solve_chunk, jobs, plan.rules, plan.budgets, pure=False,
+                                       key=f"fcanalyze-chunk-{number}-{time.time_ns()}")
+                number += 1
+                in_flight[future] = chunk
+                completed.add(future)
+
+        submit_ready()
+        last_flush = time.monotonic()
+        while in_flight or plan.pending:
             if plan.stop_requested:
-                client.cancel(list(futures))
+                client.cancel(list(in_flight))
                 break
             if not completed.has_ready():
                 time.sleep(0.05)  # polling keeps Ctrl-C and the flushes prompt
             else:
                 for future, result in completed.next_batch(block=False):
-                    _take(plan, futures.pop(future), result)
+                    _take(plan, in_flight.pop(future), result)
                 plan._show_counts()
+            submit_ready()
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 plan._flush()
                 last_flush = time.monotonic()

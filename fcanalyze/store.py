@@ -6,7 +6,9 @@ import fcntl
 import os
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -23,6 +25,7 @@ SCHEMA = pa.schema(
         pa.field("status", pa.string(), nullable=False),
         pa.field("solvable", pa.bool_()),
         pa.field("limit", pa.string()),
+        pa.field("implied_by", pa.int8()),
         pa.field("moves", pa.int32()),
         pa.field("card_moves", pa.int32()),
         pa.field("nodes", pa.int64()),
@@ -42,15 +45,49 @@ SCHEMA = pa.schema(
 )
 COLUMNS = tuple(SCHEMA.names)
 KEY = ("deal", "variant", "cells")
+Key = tuple[int, str, int]
+
+
+class Row(NamedTuple):
+    """One dataset row, its fields named and ordered as SCHEMA's columns (a test holds
+    the two together)."""
+
+    deal: int
+    variant: str
+    cells: int
+    columns: int
+    status: str
+    solvable: bool | None
+    limit: str | None
+    # The larger cell count whose proof of unsolvability settles this job without a
+    # search (fewer cells can never win what more cannot); None when searched.
+    implied_by: int | None
+    moves: int | None
+    card_moves: int | None
+    nodes: int | None
+    states: int | None
+    max_depth: int | None
+    seconds: float | None
+    verify_seconds: float | None
+    peak_memory: int | None
+    solution: str | None
+    verified: bool
+    error: str | None
+    engine_version: str
+    budgets: str
+    host: str
+    finished_at: datetime
+
+    @property
+    def key(self) -> Key:
+        return (self.deal, self.variant, self.cells)
 
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 # A part file grows by rewrites until it holds this many rows; then a new one starts.
 # Small enough that a rewrite takes milliseconds, big enough that a sweep of the
 # classic deals makes a handful of files.
-PART_ROWS = 4096
-
-Key = tuple[int, str, int]
+PART_ROWS = 1024
 
 
 def rows_to_table(rows: list[tuple]) -> pa.Table:
@@ -84,14 +121,33 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
 
 
 def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
+    wanted = list(COLUMNS) if columns is None else columns
     try:
-        table = pq.read_table(file, columns=columns)
+        # One open file for footer and data: a writer's rename in between then cannot
+        # mix two versions of the part (the open handle keeps the one it opened).
+        with open(file, "rb") as handle:
+            table = pq.read_table(handle, columns=[c for c in wanted if c in _columns_of(handle)])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
-    wanted = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
-    if not table.schema.equals(wanted, check_metadata=False):
+    table = _with_columns_added(table, wanted)
+    expected = pa.schema([SCHEMA.field(c) for c in wanted])
+    if not table.schema.equals(expected, check_metadata=False):
         raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
     return table
+
+
+def _columns_of(handle) -> list[str]:
+    names = pq.read_schema(handle).names
+    handle.seek(0)
+    return names
+
+
+def _with_columns_added(table: pa.Table, wanted: list[str]) -> pa.Table:
+    """Parts written before a nullable column was added get it as nulls, in SCHEMA order."""
+    for name in wanted:
+        if name not in table.column_names and SCHEMA.field(name).nullable:
+            table = table.append_column(SCHEMA.field(name), pa.nulls(table.num_rows, SCHEMA.field(name).type))
+    return table.select([c for c in wanted if c in table.column_names])
 
 
 def _write_atomically(table: pa.Table, file: Path) -> None:
@@ -194,4 +250,4 @@ class Dataset:
 
 
 def _key(row: tuple) -> Key:
-    return (row[0], row[1], row[2])
+    return (row[0], row[1], row[2])  # Row's first three fields are its key

@@ -20,7 +20,7 @@ from pathlib import Path
 from . import __version__
 from .errors import FcanalyzeError
 from .solving import SOLVED, _parse_size, solve
-from .store import Dataset, Key
+from .store import Dataset, Key, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 log = logging.getLogger(__name__)
@@ -248,14 +248,14 @@ def _worker_main(conn, current, parent_pid: int, variant: Variant, budgets: Budg
         return
 
 
-def solve_chunk(jobs: list[tuple[int, int]], variant: Variant, budgets: Budgets) -> list[tuple]:
+def solve_chunk(jobs: list[tuple[int, int]], variant: Variant, budgets: Budgets) -> list[Row]:
     """Rows for (deal, cells) jobs, in order: the task a cluster worker runs."""
     host = socket.gethostname()
     return [solve_row(deal, cells, variant, budgets, host) for deal, cells in jobs]
 
 
-def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> tuple:
-    """One dataset row (in store.COLUMNS order) for one job; engine bugs become `error` rows."""
+def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> Row:
+    """One dataset row for one job; engine bugs become `error` rows."""
     rules = variant.with_cells(cells)
     try:
         r = solve(
@@ -270,18 +270,29 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         log.info("deal %d, %s: unknown (%s budget ran out after %.1f s)", deal, rules.describe(), r.limit, r.seconds)
     elif log.isEnabledFor(logging.DEBUG):  # four-cell jobs take a quarter of a millisecond
         log.debug("deal %d, %s: %s in %.3f s", deal, rules.describe(), r.status, r.seconds)
-    return (
-        deal, rules.name, cells, rules.columns, r.status, r.solvable, r.limit,
+    return Row(
+        deal, rules.name, cells, rules.columns, r.status, r.solvable, r.limit, None,
         r.moves, r.card_moves, r.nodes, r.states, r.max_depth, r.seconds, r.verify_seconds,
         r.peak_memory, " ".join(r.solution) if solved else None, solved, None,
         __version__, budgets.text(), host, datetime.now(timezone.utc),
     )
 
 
-def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: str) -> tuple:
-    return (
-        deal, rules.name, rules.cells, rules.columns, ERROR, None, None,
+def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: str) -> Row:
+    return Row(
+        deal, rules.name, rules.cells, rules.columns, ERROR, None, None, None,
         None, None, None, None, None, None, None, None, None, False, message,
+        __version__, budgets.text(), host, datetime.now(timezone.utc),
+    )
+
+
+def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_at: int) -> Row:
+    """The row of a job settled without a search: `proved_at` more cells were proved
+    unsolvable, and fewer cells can never win a deal that more cannot (a solution with
+    k cells is one with k + 1). No search ran, so its figures are null."""
+    return Row(
+        deal, rules.name, rules.cells, rules.columns, "unsolvable", False, None, proved_at,
+        None, None, None, None, None, None, None, None, None, False, None,
         __version__, budgets.text(), host, datetime.now(timezone.utc),
     )
 
@@ -319,12 +330,21 @@ class SweepPlan:
         self.summary = SweepSummary(dataset.path, name, len(keys), len(keys) - len(self.jobs))
         self.attempts = collections.Counter()
         self.stop_requested = False
-        self.buffer: list[tuple] = []
+        self.buffer: list[Row] = []
         self.host = socket.gethostname()
         self.last_postfix = 0.0
         self.counts: collections.Counter = collections.Counter()
         self.recorded: set[Key] = set()
         self.scheduler = scheduler
+        # Job indices not yet handed out, in order: every deal at the most cells first,
+        # so that a proof with more cells is there to settle the same deal with fewer.
+        self.pending: collections.deque[int] = collections.deque(range(len(self.jobs)))
+        # Jobs held back until the job they wait for (the same deal with the next
+        # larger cell count of this sweep, still to finish) has its row.
+        self.waiting: dict[Key, list[int]] = {}
+        self.unfinished: set[Key] = set(self.jobs)
+        self.finished: dict[Key, str] = {}
+        self.cells_above = {k: [c for c in cells if c > k] for k in cells}
 
     def close(self) -> None:
         self.dataset.close()
@@ -395,22 +415,21 @@ class SweepPlan:
         return _Worker(process, parent, current)
 
     def _run_pool(self) -> None:
-        pending = collections.deque(range(len(self.jobs)))
         workers = [self._spawn() for _ in range(min(self.n_workers, len(self.jobs)))]
         last_flush = time.monotonic()
         try:
-            while (pending or any(w.outstanding for w in workers)) and not self.stop_requested:
+            while (self.pending or self.waiting or any(w.outstanding for w in workers)) and not self.stop_requested:
                 for w in workers:
                     # Chunks wait in the pipe, so no worker idles between chunks or while
                     # this process writes Parquet.
-                    if len(w.outstanding) < 2 * w.chunk_size and pending:
-                        self._send_chunk(w, pending)
+                    if len(w.outstanding) < 2 * w.chunk_size and self.pending:
+                        self._send_chunk(w)
                 waitables = [w.conn for w in workers] + [w.process.sentinel for w in workers]
                 for ready in multiprocessing.connection.wait(waitables, timeout=0.2):
                     for i, w in enumerate(workers):
                         if ready is w.conn or ready is w.process.sentinel:
                             if not self._receive(w):
-                                workers[i] = self._replace_dead(w, pending)
+                                workers[i] = self._replace_dead(w)
                             break
                 if self.buffer and time.monotonic() - last_flush >= FLUSH_SECONDS:
                     self._flush()
@@ -435,16 +454,50 @@ class SweepPlan:
                 w.process.kill()
                 w.process.join()
 
-    def _send_chunk(self, w: _Worker, pending: collections.deque) -> None:
+    def chunk_size(self) -> int:
         # Big chunks keep overhead low; small ones at the end keep every worker busy.
-        size = max(1, min(64, len(pending) // (self.n_workers * 8)))
-        w.chunk_size = size
-        chunk = []
-        for _ in range(min(size, len(pending))):
-            index = pending.popleft()
-            deal, _, cells = self.jobs[index]
+        return max(1, min(64, len(self.pending) // (self.n_workers * 8)))
+
+    def next_chunk(self, size: int) -> list[tuple[int, int, int]]:
+        """Up to `size` jobs (index, deal, cells) ready to run. A job whose deal is still
+        being decided with more cells waits for that; one whose deal is proved
+        unsolvable with more cells gets its row here, without a search."""
+        chunk: list[tuple[int, int, int]] = []
+        while self.pending and len(chunk) < size:
+            index = self.pending.popleft()
+            deal, name, cells = self.jobs[index]
+            proved = self._proved_unsolvable_with_more(deal, name, cells)
+            if proved is not None:
+                self._record(implied_row(deal, self.rules.with_cells(cells), self.budgets, self.host, proved))
+                continue
+            above = self.cells_above[cells]
+            blocker = (deal, name, above[-1]) if above else None
+            if blocker in self.unfinished:
+                self.waiting.setdefault(blocker, []).append(index)
+                continue
             chunk.append((index, deal, cells))
-            w.outstanding.append(index)
+        if not chunk and not self.pending and self.waiting and not self.unfinished & set(self.waiting):
+            # Nothing can release these any more (pragma: a safeguard): run them as they are.
+            for held in self.waiting.values():
+                self.pending.extend(held)
+            self.waiting.clear()
+        return chunk
+
+    def _proved_unsolvable_with_more(self, deal: int, name: str, cells: int) -> int | None:
+        """The fewest cells above `cells` that deal is proved unsolvable with, if any."""
+        status = self.dataset.status
+        for k in range(cells + 1, MAX_CELLS + 1):
+            if status.get((deal, name, k)) == "unsolvable" or self.finished.get((deal, name, k)) == "unsolvable":
+                return k
+        return None
+
+    def _send_chunk(self, w: _Worker) -> None:
+        size = self.chunk_size()
+        chunk = self.next_chunk(size)
+        if not chunk:
+            return
+        w.chunk_size = size
+        w.outstanding.extend(index for index, _, _ in chunk)
         w.conn.send(chunk)
 
     def _receive(self, w: _Worker) -> bool:
@@ -468,20 +521,24 @@ class SweepPlan:
             self.bar.set_postfix({s: counts[s] for s in STATUSES if counts[s] or s != ERROR}, refresh=False)
             self.last_postfix = time.monotonic()
 
-    def _record(self, row: tuple) -> None:
-        key = (row[0], row[1], row[2])
+    def _record(self, row: Row) -> None:
+        key = row.key
         if key in self.recorded:  # a job a cluster ran twice (a lost worker's) counts once
             return
         self.recorded.add(key)
+        self.unfinished.discard(key)
+        self.finished[key] = row.status
         self.buffer.append(row)
-        self.counts[row[4]] += 1
+        self.counts[row.status] += 1
         self.summary.ran += 1
-        if row[12] is not None:
-            self.summary.engine_seconds += row[12]
-            self.summary.verify_seconds += row[13] or 0.0
+        if row.seconds is not None:
+            self.summary.engine_seconds += row.seconds
+            self.summary.verify_seconds += row.verify_seconds or 0.0
         self.bar.update(1)
+        # The jobs that waited for this one go next.
+        self.pending.extendleft(reversed(self.waiting.pop(key, [])))
 
-    def _replace_dead(self, w: _Worker, pending: collections.deque) -> _Worker:
+    def _replace_dead(self, w: _Worker) -> _Worker:
         """A worker died (a crash, an OOM kill): retry its job once, then record an error."""
         w.process.join()
         code = w.process.exitcode
@@ -492,7 +549,7 @@ class SweepPlan:
             # sent yet, and those after it never started: all go back to the front.
             culprit = w.current.value if w.current.value in w.outstanding else w.outstanding[0]
             w.outstanding.remove(culprit)
-            pending.extendleft(reversed(w.outstanding))
+            self.pending.extendleft(reversed(w.outstanding))
             self.attempts[culprit] += 1
             deal, _, cells = self.jobs[culprit]
             rules = self.rules.with_cells(cells)
@@ -502,7 +559,7 @@ class SweepPlan:
                 self._record(error_row(deal, rules, self.budgets, self.host, message))
             else:
                 log.warning("deal %d, %s: worker %s; retrying the job", deal, rules.describe(), cause)
-                pending.appendleft(culprit)
+                self.pending.appendleft(culprit)
         w.conn.close()
         return self._spawn()
 
@@ -511,8 +568,8 @@ class SweepPlan:
             return
         begin = time.perf_counter()
         rows, self.buffer = self.buffer, []
-        fresh = [r for r in rows if (r[0], r[1], r[2]) not in self.replacing]
-        again = [r for r in rows if (r[0], r[1], r[2]) in self.replacing]
+        fresh = [r for r in rows if r.key not in self.replacing]
+        again = [r for r in rows if r.key in self.replacing]
         self.dataset.append(fresh)
         self.dataset.replace(again)
         self.summary.write_seconds += time.perf_counter() - begin

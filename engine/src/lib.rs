@@ -1,4 +1,4 @@
-//! fcanalyze's search engine: FreeCell positions and, in time, the search that decides them.
+//! fcanalyze's search engine: FreeCell positions and the search that decides them.
 //!
 //! Nothing here knows about Python except `python`, compiled only with the
 //! `python` feature that maturin turns on.
@@ -7,6 +7,7 @@ pub mod card;
 pub mod moves;
 pub mod rules;
 pub mod search;
+pub mod shorten;
 pub mod state;
 pub mod visited;
 

@@ -227,24 +227,33 @@ impl State {
         self.home[usize::from(c.suit())] + 1 == c.rank()
     }
 
-    /// Whether sending `c` home can never lose a winnable game: every card that could
-    /// be placed on it is already home (for alternating colours, both other-colour cards
-    /// one rank lower; for same-suit building, the card below it, home already).
+    /// Whether sending `c` home can never lose a winnable game. For same-suit building
+    /// that is always so: the one card that fits on `c` is home before `c` can go. For
+    /// alternating colours it holds when every card that fits on `c` is *clear*: home,
+    /// or next to go home with every card that fits on it clear in turn. Then whatever
+    /// a win does with `c` in play, the same win with `c` home sends each card it would
+    /// have put on `c` home instead (docs/correctness.md has the proof). Worked out for
+    /// a card of rank r, with a and b the foundations of the other colour and m that of
+    /// the other suit of its colour: r <= 2, or a, b >= r - 1, or a, b >= r - 2 and
+    /// m >= r - 3.
     #[inline]
     pub fn safe_to_foundation(&self, rules: &Rules, c: Card) -> bool {
         if !self.can_go_home(c) {
             return false;
         }
-        if c.rank() <= 1 || rules.same_suit {
+        let r = c.rank();
+        if r <= 2 || rules.same_suit {
             return true;
         }
-        let need = c.rank() - 1;
         // Suits in CDHS order: clubs and spades are black, diamonds and hearts red.
-        if c.is_red() {
-            self.home[0] >= need && self.home[3] >= need
-        } else {
-            self.home[1] >= need && self.home[2] >= need
-        }
+        let (o1, o2, mate) = match c.suit() {
+            0 => (1, 2, 3),
+            3 => (1, 2, 0),
+            1 => (0, 3, 2),
+            _ => (0, 3, 1),
+        };
+        let (a, b, m) = (self.home[o1], self.home[o2], self.home[mate]);
+        (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
     }
 
     pub fn first_empty_cell(&self, rules: &Rules) -> Option<usize> {
@@ -626,11 +635,14 @@ mod tests {
         let moves = [
             Move::new(Place::Column(5), Place::Cell(0), 1),
             Move::new(Place::Column(5), Place::Cell(1), 1),
-            Move::new(Place::Column(5), Place::Home, 1),
-            Move::new(Place::Column(1), Place::Column(2), 1),
-            Move::new(Place::Cell(1), Place::Column(1), 1),
+            // That uncovers AC, which autoplay sends home, then 2C from cell b and AS.
+            Move::new(Place::Column(2), Place::Cell(1), 1),
+            Move::new(Place::Column(3), Place::Cell(2), 1),
         ];
         for m in moves {
+            let mut legal = vec![];
+            crate::moves::generate(&s, &rules, true, &mut legal);
+            assert!(legal.contains(&m), "{m} is not legal here");
             let before = s.clone();
             let h = before.hashes(&rules);
             let mut played = vec![s.play(m)];
@@ -672,26 +684,48 @@ mod tests {
         }
     }
 
+    /// The definition the safe rule is proved from, written out recursively: a card is
+    /// clear when it is home, or next to go home with every card that fits on it clear.
+    fn clear(rules: &Rules, home: &[u8; 4], c: Card) -> bool {
+        let h = home[usize::from(c.suit())];
+        h >= c.rank() || (h + 1 == c.rank() && children(rules, c).into_iter().all(|x| clear(rules, home, x)))
+    }
+
+    fn children(rules: &Rules, c: Card) -> Vec<Card> {
+        (0..52u8).map(|i| Card::from_index(i).unwrap()).filter(|&x| rules.fits(x, c)).collect()
+    }
+
     #[test]
-    fn safe_moves_follow_the_rules() {
-        let rules = Rules::FREECELL;
+    fn safe_moves_are_exactly_those_whose_children_are_all_clear() {
         let c = |t: &str| Card::parse(t).unwrap();
-        // Build a position with given foundations by sending cards home in order.
+        for rules in [Rules::FREECELL, Rules { same_suit: true, ..Rules::FREECELL }] {
+            let mut s = ms1();
+            let mut checked = 0;
+            for code in 0..14u32.pow(4) {
+                let home = [0, 1, 2, 3].map(|i| (code / 14u32.pow(i) % 14) as u8);
+                s.home = home; // the layout is not checked here, only the foundations matter
+                for i in 0..52u8 {
+                    let card = Card::from_index(i).unwrap();
+                    let expected = s.can_go_home(card) && children(&rules, card).into_iter().all(|x| clear(&rules, &home, x));
+                    assert_eq!(s.safe_to_foundation(&rules, card), expected, "{card} with home {home:?}");
+                    checked += usize::from(expected);
+                }
+            }
+            assert!(checked > 10_000);
+        }
+        // The cases by name: rank 2 always; the other colour one below; or two below with
+        // the other suit of the same colour three below.
         let mut s = ms1();
-        s.home = [1, 1, 0, 1]; // AC AD AS home (the layout is not checked here)
-        assert!(s.safe_to_foundation(&rules, c("AH")));
-        assert!(s.safe_to_foundation(&rules, c("2D"))); // both black aces home
-        assert!(!s.safe_to_foundation(&rules, c("2C"))); // AH not home
-        assert!(!s.safe_to_foundation(&rules, c("3D"))); // cannot go home yet
+        s.home = [1, 1, 0, 1];
+        assert!(s.safe_to_foundation(&Rules::FREECELL, c("2C")));
         s.home = [4, 4, 4, 3];
-        assert!(!s.safe_to_foundation(&rules, c("5H"))); // 4S not home
-        s.home = [4, 4, 4, 4];
-        assert!(s.safe_to_foundation(&rules, c("5H")));
-        assert!(s.safe_to_foundation(&rules, c("5C")));
-        s.home = [5, 4, 4, 4];
-        assert!(!s.safe_to_foundation(&rules, c("6C")));
-        let suited = Rules { same_suit: true, ..rules };
-        assert!(s.safe_to_foundation(&suited, c("6C")));
+        assert!(s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // S 3 < 5-1: the basic rule alone says no
+        s.home = [3, 4, 4, 3];
+        assert!(s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // C, S 3 = 5-2 and D 4 >= 5-3
+        s.home = [3, 1, 4, 3];
+        assert!(!s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // D 1 < 5-3: 3D might need 4C or 4S
+        s.home = [2, 4, 4, 3];
+        assert!(!s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // C 2 < 5-2
     }
 
     #[test]

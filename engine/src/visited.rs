@@ -59,6 +59,14 @@ impl FingerprintSet {
         }
     }
 
+    /// Reads the slot where a search for `fp` starts, so that its cache line is on its
+    /// way before `contains` needs it: loads for several fingerprints issued one after
+    /// another overlap their trips to memory, where a probe after each would wait for each.
+    #[inline]
+    pub fn warm(&self, fp: u128) -> u128 {
+        self.slots[(fp as usize) & (self.slots.len() - 1)]
+    }
+
     pub fn contains(&self, fp: u128) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
         let mask = self.slots.len() - 1;
