@@ -224,6 +224,60 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
 
 
+@cli.command(context_settings=CONTEXT)
+@click.argument("number", metavar="N")
+@click.option("--solution", "solution_cells", type=click.IntRange(0, 4), default=None, metavar="K",
+              help="Print just the solution with K cells (0..4), in the notation 'verify' reads.")
+@click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
+def lookup(number, solution_cells, as_json):
+    """Look up Microsoft deal N (1..32,000) in the shipped table, without solving.
+
+    Gives the verdict with 4, 3, 2, 1 and 0 free cells under classic FreeCell rules,
+    the fewest cells that win it, and the solution's moves. Every verdict in the table
+    came from fcanalyze's own sweep: solutions replayed by the referee, "unsolvable"
+    proved by exhaustive search or by a proof with more cells. For other deals or
+    rules, use 'fcanalyze solve'.
+    """
+    from .table import TABLE_NAME, lookup as lookup_deal
+
+    n = parse_deal_number(number)
+    facts = lookup_deal(n)
+    if facts is None:
+        click.echo(f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
+                   f"decide it with: fcanalyze solve {n} --cells K", err=True)
+        sys.exit(1)
+    if solution_cells is not None:
+        v = facts.verdicts.get(solution_cells)
+        if v is None or v.status != "solved":
+            status = v.status if v is not None else "missing"
+            click.echo(f"deal {n} has no solution with {solution_cells} cells in the table ({status})", err=True)
+            sys.exit(1)
+        click.echo(v.solution)
+        return
+    if as_json:
+        click.echo(json.dumps(facts.to_json()))
+        return
+    click.echo(f"deal {n}, classic FreeCell, from the shipped table ({TABLE_NAME}):")
+    click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'card moves':>10}  how")
+    for k in sorted(facts.verdicts, reverse=True):
+        v = facts.verdicts[k]
+        if v.implied_by is not None:
+            how = f"implied: unsolvable with {v.implied_by} cells"
+        elif v.status == "solved":
+            how = f"solution replayed by the referee ({v.nodes:,} positions searched)"
+        elif v.status == "unsolvable":
+            how = f"proved by exhaustive search ({v.nodes:,} positions)"
+        else:
+            how = v.status
+        moves = "-" if v.moves is None else str(v.moves)
+        card_moves = "-" if v.card_moves is None else str(v.card_moves)
+        click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {how}")
+    least = facts.min_cells
+    click.echo("fewest cells that win it: " + (str(least) if least is not None else "none (not even 4)"))
+    if least is not None:
+        click.echo(f"its solution: fcanalyze lookup {n} --solution {least}")
+
+
 DEFAULT_SWEEP_DEALS = "1-1000"
 DEFAULT_SWEEP_CELLS = "4,2,1"
 

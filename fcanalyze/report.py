@@ -9,12 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import FcanalyzeError
+from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .store import read_dataset
 
-# Microsoft deals 1..32,000: how many are winnable with each number of free cells
-# (RULES.md, "Published facts to check against"). Every other deal is unwinnable.
-PUBLISHED_WINNABLE = {4: 31_999, 3: 31_801, 2: 25_381, 1: 6_289, 0: 69}
-CLASSIC_DEALS = 32_000
+# Microsoft deals 1..32,000: how many are winnable with each number of free cells.
+PUBLISHED_WINNABLE = WINNABLE_CLASSIC
 
 DECIDED = ("solved", "unsolvable")
 

@@ -107,12 +107,16 @@ def part_files(path: Path) -> list[Path]:
 def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
     """Every row of the dataset at `path`, as one table with the dataset schema.
 
-    Raises FcanalyzeError if `path` is missing, holds no part files, or holds files
-    that are not fcanalyze parts.
+    `path` is a sweep's directory, or one Parquet file of its rows (an `export`, or the
+    table shipped in data/); columns such a file leaves out come back as nulls. Raises
+    FcanalyzeError if `path` is missing, holds no part files, or holds files that are
+    not fcanalyze rows.
     """
     path = Path(path)
+    if path.is_file():
+        return _read_part(path, columns)
     if not path.is_dir():
-        raise FcanalyzeError(f"{path} is not a directory: give the --out directory of a sweep")
+        raise FcanalyzeError(f"{path} does not exist: give the --out directory of a sweep or a Parquet file of its rows")
     files = part_files(path)
     if not files:
         raise FcanalyzeError(f"{path} holds no fcanalyze dataset ({PART_PREFIX}*{PART_SUFFIX} files)")
@@ -126,12 +130,15 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
         # One open file for footer and data: a writer's rename in between then cannot
         # mix two versions of the part (the open handle keeps the one it opened).
         with open(file, "rb") as handle:
-            table = pq.read_table(handle, columns=[c for c in wanted if c in _columns_of(handle)])
+            present = _columns_of(handle)
+            table = pq.read_table(handle, columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
+    if not set(KEY) <= set(present) and (columns is None or set(KEY) & set(columns)):
+        raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (it has no {', '.join(KEY)} columns)")
     table = _with_columns_added(table, wanted)
     expected = pa.schema([SCHEMA.field(c) for c in wanted])
-    if not table.schema.equals(expected, check_metadata=False):
+    if table.column_names != expected.names or table.schema.types != expected.types:
         raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
     return table
 
@@ -143,10 +150,12 @@ def _columns_of(handle) -> list[str]:
 
 
 def _with_columns_added(table: pa.Table, wanted: list[str]) -> pa.Table:
-    """Parts written before a nullable column was added get it as nulls, in SCHEMA order."""
+    """Columns a file lacks (parts written before a column was added; the shipped
+    table, which leaves out the machine's figures) come back as nulls, in SCHEMA order."""
     for name in wanted:
-        if name not in table.column_names and SCHEMA.field(name).nullable:
-            table = table.append_column(SCHEMA.field(name), pa.nulls(table.num_rows, SCHEMA.field(name).type))
+        if name not in table.column_names:
+            field = SCHEMA.field(name)
+            table = table.append_column(field.with_nullable(True), pa.nulls(table.num_rows, field.type))
     return table.select([c for c in wanted if c in table.column_names])
 
 

@@ -142,7 +142,7 @@ def test_missing_empty_or_foreign_datasets_are_one_line_errors(tmp_path, run_cli
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     pq.write_table(pa.table({"x": [1, 2]}), foreign / "part-0.parquet")
-    for path, message in [(tmp_path / "nope", "is not a directory"), (empty, "holds no fcanalyze dataset"),
+    for path, message in [(tmp_path / "nope", "does not exist"), (empty, "holds no fcanalyze dataset"),
                           (foreign, "not a fcanalyze dataset part")]:
         result = run_cli("report", path)
         assert result.exit_code == 2, result.output

@@ -348,4 +348,4 @@ def test_cli_sweep_then_export_to_parquet_and_csv(tmp_path):
     bad = run_fcanalyze("export", out, tmp_path / "all.xlsx")
     assert bad.returncode == 2 and "name it *.parquet or *.csv" in bad.stderr
     missing = run_fcanalyze("export", tmp_path / "nothing", tmp_path / "x.csv")
-    assert missing.returncode == 2 and "not a directory" in missing.stderr
+    assert missing.returncode == 2 and "does not exist" in missing.stderr

@@ -12,6 +12,8 @@ pub mod state;
 pub mod visited;
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod testdata;
 
 #[cfg(feature = "python")]

@@ -168,11 +168,11 @@ pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn
     let mut states = 0;
     let mut settled = None;
     let quick = (0..=SHAKEN_QUICK_PASSES).map(DepthFirst::quick);
-    let passes = quick.map(Some).chain([None, Some(DepthFirst::EXHAUSTIVE)]);
+    let passes = quick.map(Some).chain([None]);
     for pass in passes {
         let outcome = match pass {
             Some(how) => depth_first(&root, rules, &mut meter, how),
-            None => best_first(&root, rules, &mut meter),
+            None => settle(&root, rules, &mut meter),
         };
         match outcome {
             Pass::Settled(status, path, stored) => {
@@ -183,7 +183,7 @@ pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn
             Pass::Undecided(stored) => states += stored,
         }
     }
-    let (status, path) = settled.unwrap_or_else(|| unreachable!("the exhaustive pass settles"));
+    let (status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
         crate::shorten::shorten(start, rules, &line)
@@ -483,49 +483,77 @@ impl Frontier {
     }
 }
 
-fn best_first(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
+/// Node expansions of the exhaustive pass for each round in which every best-first
+/// strategy expands one; a best-first node costs about three times as much, so the
+/// exhaustive pass has about 40% of the time while best-first runs.
+const DEPTH_FIRST_STEPS: usize = 6;
+
+/// The last pass, which always settles the deal (or runs out of a budget): the
+/// best-first strategies side by side with the exhaustive depth-first pass, until
+/// best-first has stored its share of positions; then the exhaustive pass alone.
+/// Best-first finds most wins soon and short; the exhaustive pass, which stores a
+/// position in 16 bytes and expands it in a third of the time, makes the proofs.
+fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
     }
-    // Half the budget at most, so that the exhaustive pass can follow within it.
-    let best_first_bytes = meter.budget.max_memory / 2;
+    let budget = meter.budget.max_memory;
+    // Half the budget at most for best-first; the exhaustive pass has the rest, and
+    // all of it once best-first is done.
+    let best_first_bytes = budget / 2;
     let mut frontiers: Vec<Frontier> = PORTFOLIO
         .iter()
         .map(|&w| Frontier::new(root, rules, w, best_first_bytes / PORTFOLIO.len()))
         .collect();
+    let mut exhaustive = DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes);
     let mut moves = Vec::with_capacity(64);
-    // Positions stored by pruning strategies that ran out and were dropped.
+    // Positions stored by best-first searches that ended.
     let mut dropped = 0;
-    let stored = |f: &[Frontier], dropped: usize| dropped + f.iter().map(|f| f.seen.len()).sum::<usize>();
+    let stored = |f: &[Frontier], d: &DepthFirstSearch, dropped: usize| {
+        dropped + d.seen.len() + f.iter().map(|f| f.seen.len()).sum::<usize>()
+    };
     let bytes = |f: &[Frontier]| f.iter().map(Frontier::bytes).sum::<usize>();
     let mut turn = 0usize;
-    let outcome = loop {
-        let k = turn % frontiers.len();
-        turn += 1;
-        match frontiers[k].step(rules, meter, &mut moves) {
-            Err(limit) => break Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers, dropped)),
-            Ok(Step::Won(path)) => break Pass::Settled(Status::Solved, path, stored(&frontiers, dropped)),
-            // Any one strategy that runs out has expanded every reachable position, with
-            // every single-card move among the moves: a proof.
-            Ok(Step::Exhausted) if !frontiers[k].prune => {
-                break Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, dropped))
+    let outcome = 'search: loop {
+        let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
+        for _ in 0..steps {
+            if let Some(pass) = exhaustive.step(rules, meter) {
+                break 'search match pass {
+                    Pass::Settled(status, path, _) => Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped)),
+                    Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+                };
             }
-            Ok(Step::Exhausted) => {
-                dropped += frontiers.remove(k).seen.len();
-            }
-            // Best-first holds whole positions; the exhaustive pass after it, far less.
-            Ok(Step::OutOfMemory) => break Pass::Undecided(stored(&frontiers, dropped)),
-            Ok(Step::Expanded) => {}
         }
-        if turn.is_multiple_of(64) {
+        let mut k = 0;
+        while k < frontiers.len() {
+            match frontiers[k].step(rules, meter, &mut moves) {
+                Err(limit) => break 'search Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers, &exhaustive, dropped)),
+                Ok(Step::Won(path)) => break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped)),
+                // Any one strategy that runs out has expanded every reachable position, with
+                // every single-card move among the moves: a proof.
+                Ok(Step::Exhausted) if !frontiers[k].prune => {
+                    break 'search Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, &exhaustive, dropped))
+                }
+                Ok(Step::Exhausted) | Ok(Step::OutOfMemory) => {
+                    dropped += frontiers.remove(k).seen.len();
+                    continue;
+                }
+                Ok(Step::Expanded) => {}
+            }
+            k += 1;
+        }
+        turn += 1;
+        if !frontiers.is_empty() && turn.is_multiple_of(64) {
             let held = bytes(&frontiers);
-            meter.note_memory(held);
-            if held > best_first_bytes || stored(&frontiers, dropped) >= BEST_FIRST_STATES {
-                break Pass::Undecided(stored(&frontiers, dropped));
+            meter.note_memory(held + exhaustive.bytes());
+            if held > best_first_bytes || stored(&frontiers, &exhaustive, dropped) - exhaustive.seen.len() >= BEST_FIRST_STATES {
+                dropped += frontiers.iter().map(|f| f.seen.len()).sum::<usize>();
+                frontiers.clear();
+                exhaustive.seen.set_max_bytes(budget);
             }
         }
     };
-    meter.note_memory(bytes(&frontiers));
+    meter.note_memory(bytes(&frontiers) + exhaustive.bytes());
     outcome
 }
 
@@ -570,88 +598,130 @@ impl DepthFirst {
 }
 
 fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) -> Pass {
-    let first_node = meter.nodes;
-    // The deepest point reached so far, and when (for the quick passes' stall rule).
-    let (mut deepest, mut deepest_at) = (0usize, meter.nodes);
-    let mut seen = FingerprintSet::new(meter.budget.max_memory);
-    let mut state = root.clone();
-    let root_fp = state.fingerprint(rules);
-    let _ = seen.insert(root_fp);
-    let mut played: Vec<Played> = vec![];
-    // Each untried move with the fingerprint of the position it leads to.
-    let mut moves: Vec<(Move, u128)> = vec![];
-    let mut frames: Vec<Frame> = vec![];
-    let mut scratch =
-        Scratch { moves: Vec::with_capacity(64), played: Vec::with_capacity(8), keyed: Vec::with_capacity(64), child: root.clone() };
-    let footprint = |seen: &FingerprintSet, moves: &Vec<(Move, u128)>, played: &Vec<Played>, frames: &Vec<Frame>| {
-        seen.bytes()
-            + moves.capacity() * std::mem::size_of::<(Move, u128)>()
-            + played.capacity() * std::mem::size_of::<Played>()
-            + frames.capacity() * std::mem::size_of::<Frame>()
-    };
-
-    // The hashes and column scores of each position on the path, so that a frame's
-    // children are hashed and scored from its own without going over every column.
-    let mut contexts = vec![(state.hashes(rules), ChildScorer::new(&state, rules, &how.weights))];
-    push_frame(&state, &contexts[0], &seen, rules, how, 0, &mut moves, &mut frames, &mut scratch);
-    let outcome = loop {
-        let Some(frame) = frames.last_mut() else {
-            if how.prune {
-                break Pass::Undecided(seen.len());
-            }
-            // Every position reachable was expanded, with every single-card move among the moves.
-            break Pass::Settled(Status::Unsolvable, vec![], seen.len());
-        };
-        if frame.next == frame.end {
-            let (entered_at, begin) = (frame.entered_at, frame.begin);
-            frames.pop();
-            contexts.pop();
-            moves.truncate(begin);
-            undo_to(&mut state, &mut played, entered_at);
-            continue;
+    let mut search = DepthFirstSearch::new(root, rules, how, meter, meter.budget.max_memory);
+    loop {
+        if let Some(pass) = search.step(rules, meter) {
+            meter.note_memory(search.bytes());
+            return pass;
         }
-        let (m, fingerprint) = moves[frame.next];
-        frame.next += 1;
-        let mark = played.len();
-        played.push(state.play(m));
-        state.autoplay_after(rules, m, &mut played);
-        match seen.insert(fingerprint) {
-            Ok(true) => {}
-            Ok(false) => {
-                undo_to(&mut state, &mut played, mark);
+    }
+}
+
+/// A depth-first pass that runs a node at a time, so that it can share a core with
+/// best-first searches.
+struct DepthFirstSearch {
+    how: DepthFirst,
+    first_node: u64,
+    /// The deepest point reached so far, and when (for the quick passes' stall rule).
+    deepest: usize,
+    deepest_at: u64,
+    seen: FingerprintSet,
+    state: State,
+    played: Vec<Played>,
+    /// Each untried move with the fingerprint of the position it leads to.
+    moves: Vec<(Move, u128)>,
+    frames: Vec<Frame>,
+    /// The hashes and column scores of each position on the path, so that a frame's
+    /// children are hashed and scored from its own without going over every column.
+    contexts: Vec<(Hashes, ChildScorer)>,
+    scratch: Scratch,
+}
+
+impl DepthFirstSearch {
+    fn new(root: &State, rules: &Rules, how: DepthFirst, meter: &Meter, max_memory: usize) -> DepthFirstSearch {
+        let mut seen = FingerprintSet::new(max_memory);
+        let _ = seen.insert(root.fingerprint(rules));
+        let scratch =
+            Scratch { moves: Vec::with_capacity(64), played: Vec::with_capacity(8), keyed: Vec::with_capacity(64), child: root.clone() };
+        let mut search = DepthFirstSearch {
+            how,
+            first_node: meter.nodes,
+            deepest: 0,
+            deepest_at: meter.nodes,
+            seen,
+            state: root.clone(),
+            played: vec![],
+            moves: vec![],
+            frames: vec![],
+            contexts: vec![(root.hashes(rules), ChildScorer::new(root, rules, &how.weights))],
+            scratch,
+        };
+        let s = &mut search;
+        push_frame(&s.state, &s.contexts[0], &s.seen, rules, how, 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        search
+    }
+
+    /// Everything the pass holds: the store, and the path with its moves and contexts.
+    fn bytes(&self) -> usize {
+        self.seen.bytes()
+            + self.moves.capacity() * std::mem::size_of::<(Move, u128)>()
+            + self.played.capacity() * std::mem::size_of::<Played>()
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.contexts.capacity() * std::mem::size_of::<(Hashes, ChildScorer)>()
+    }
+
+    /// Goes on until one more node is expanded; Some when the pass has ended.
+    fn step(&mut self, rules: &Rules, meter: &mut Meter) -> Option<Pass> {
+        let how = self.how;
+        loop {
+            let Some(frame) = self.frames.last_mut() else {
+                if how.prune {
+                    return Some(Pass::Undecided(self.seen.len()));
+                }
+                // Every position reachable was expanded, with every single-card move among the moves.
+                return Some(Pass::Settled(Status::Unsolvable, vec![], self.seen.len()));
+            };
+            if frame.next == frame.end {
+                let (entered_at, begin) = (frame.entered_at, frame.begin);
+                self.frames.pop();
+                self.contexts.pop();
+                self.moves.truncate(begin);
+                undo_to(&mut self.state, &mut self.played, entered_at);
                 continue;
             }
-            Err(OutOfMemory) => break Pass::Settled(Status::Unknown(Limit::Memory), vec![], seen.len()),
-        }
-        if state.is_won() {
-            break Pass::Settled(Status::Solved, played.clone(), seen.len());
-        }
-        if let Some(limit) = meter.tick(frames.len() as u32) {
-            break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
-        }
-        if let Some(cap) = how.cap {
-            if frames.len() > deepest {
-                (deepest, deepest_at) = (frames.len(), meter.nodes);
+            let (m, fingerprint) = self.moves[frame.next];
+            frame.next += 1;
+            let mark = self.played.len();
+            self.played.push(self.state.play(m));
+            self.state.autoplay_after(rules, m, &mut self.played);
+            match self.seen.insert(fingerprint) {
+                Ok(true) => {}
+                Ok(false) => {
+                    undo_to(&mut self.state, &mut self.played, mark);
+                    continue;
+                }
+                Err(OutOfMemory) => return Some(Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())),
             }
-            if meter.nodes - first_node >= cap || meter.nodes - deepest_at > QUICK_STALL {
-                break Pass::Undecided(seen.len());
+            if self.state.is_won() {
+                return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
             }
-        }
-        if meter.nodes.is_multiple_of(CHECK_EVERY) {
-            if let Some(limit) = meter.memory(footprint(&seen, &moves, &played, &frames)) {
-                break Pass::Settled(Status::Unknown(limit), vec![], seen.len());
+            if let Some(limit) = meter.tick(self.frames.len() as u32) {
+                return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
             }
+            if let Some(cap) = how.cap {
+                if self.frames.len() > self.deepest {
+                    (self.deepest, self.deepest_at) = (self.frames.len(), meter.nodes);
+                }
+                if meter.nodes - self.first_node >= cap || meter.nodes - self.deepest_at > QUICK_STALL {
+                    return Some(Pass::Undecided(self.seen.len()));
+                }
+            }
+            if meter.nodes.is_multiple_of(CHECK_EVERY) {
+                if let Some(limit) = meter.memory(self.bytes()) {
+                    return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
+                }
+            }
+            // The parent's context stays for its other children; this one starts as a copy.
+            self.contexts.push(self.contexts[self.contexts.len() - 1]);
+            let context = self.contexts.last_mut().unwrap_or_else(|| unreachable!());
+            context.0.advance(&self.state, &self.played[mark..]);
+            context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            debug_assert_eq!(context.0.fingerprint, fingerprint);
+            let context = &self.contexts[self.contexts.len() - 1];
+            push_frame(&self.state, context, &self.seen, rules, how, mark, &mut self.moves, &mut self.frames, &mut self.scratch);
+            return None;
         }
-        // The parent's context stays for its other children; this one starts as a copy.
-        contexts.push(contexts[contexts.len() - 1]);
-        let context = contexts.last_mut().unwrap_or_else(|| unreachable!());
-        context.0.advance(&state, &played[mark..]);
-        context.1.advance(&state, &played[mark..], rules, &how.weights);
-        debug_assert_eq!(context.0.fingerprint, fingerprint);
-        push_frame(&state, context, &seen, rules, how, mark, &mut moves, &mut frames, &mut scratch);
-    };
-    meter.memory(footprint(&seen, &moves, &played, &frames));
-    outcome
+    }
 }
 
 fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {

@@ -21,6 +21,11 @@ impl FingerprintSet {
         FingerprintSet { slots: vec![EMPTY; INITIAL_SLOTS], len: 0, max_bytes }
     }
 
+    /// Lets the table grow to `max_bytes` (growth included) from now on.
+    pub fn set_max_bytes(&mut self, max_bytes: usize) {
+        self.max_bytes = max_bytes;
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

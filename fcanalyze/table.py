@@ -1,0 +1,89 @@
+"""The shipped table of Microsoft deals 1..32,000 at 0 to 4 free cells, and answers from it without solving."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .errors import FcanalyzeError
+from .published import CLASSIC_DEALS
+
+TABLE_NAME = "microsoft-32000.parquet"
+# The sweep's columns that describe the machine and the moment, not the job: the
+# shipped table leaves them out (reading it gives them as nulls).
+MACHINE_COLUMNS = ("seconds", "verify_seconds", "host", "finished_at")
+TABLE_CELLS = (0, 1, 2, 3, 4)
+
+
+def table_path() -> Path:
+    """Where the table is: inside the package, so that every install has it (the
+    repository's data/ links to it)."""
+    return Path(__file__).parent / "data" / TABLE_NAME
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One cell count of one deal, as the table has it."""
+
+    cells: int
+    status: str
+    moves: int | None
+    card_moves: int | None
+    nodes: int | None
+    # The larger cell count whose proof settles this one; None when searched.
+    implied_by: int | None
+    solution: str | None
+
+
+@dataclass(frozen=True)
+class DealFacts:
+    """Everything the table says about one deal under classic FreeCell rules."""
+
+    deal: int
+    verdicts: dict[int, Verdict]
+
+    @property
+    def min_cells(self) -> int | None:
+        """The fewest free cells that win the deal (the table has every count 0..4, so
+        this is exact); None if even 4 do not."""
+        won = [k for k, v in self.verdicts.items() if v.status == "solved"]
+        return min(won) if won else None
+
+    def to_json(self) -> dict:
+        return {
+            "deal": self.deal,
+            "variant": "freecell",
+            "min_cells": self.min_cells,
+            "cells": {
+                str(k): {
+                    "status": v.status, "moves": v.moves, "card_moves": v.card_moves, "nodes": v.nodes,
+                    "implied_by": v.implied_by, "solution": v.solution,
+                }
+                for k, v in sorted(self.verdicts.items(), reverse=True)
+            },
+        }
+
+
+def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
+    """What the shipped table says about Microsoft deal `deal` under classic FreeCell
+    rules at 0..4 cells; None for a deal outside 1..32,000. FcanalyzeError if the table
+    is missing (a source tree that has not built it)."""
+    if not 1 <= deal <= CLASSIC_DEALS:
+        return None
+    file = Path(path) if path is not None else table_path()
+    if not file.is_file():
+        raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
+    columns = ["deal", "cells", "status", "moves", "card_moves", "nodes", "implied_by", "solution"]
+    table: pa.Table = pq.read_table(file, columns=columns, filters=[("deal", "=", deal), ("variant", "=", "freecell")])
+    table = table.filter(pc.equal(table["deal"], deal))
+    verdicts = {}
+    for row in table.to_pylist():
+        verdicts[row["cells"]] = Verdict(
+            row["cells"], row["status"], row["moves"], row["card_moves"], row["nodes"], row["implied_by"],
+            row["solution"],
+        )
+    return DealFacts(deal, verdicts)

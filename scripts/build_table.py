@@ -1,0 +1,96 @@
+"""Builds the shipped deal table, fcanalyze/data/microsoft-32000.parquet, from fcanalyze's own sweep.
+
+The table is exactly what this command decides, with fcanalyze's default budgets:
+
+    fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep
+
+(a resumable dataset; rerun it and it finishes what is left). This script runs it
+(or takes an existing dataset with --from), checks that every one of the 160,000 jobs
+is decided and that the counts are the published ones, drops the columns that
+describe the machine and the moment (host, timestamps, times), and writes one
+sorted, compressed Parquet file. data/microsoft-32000.parquet links to it.
+
+    python scripts/build_table.py                       # sweep, then write the table
+    python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.store import read_dataset
+from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, table_path
+
+SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
+# Columns with few distinct values are stored as dictionaries; solutions are not.
+DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--from", dest="source", type=Path, help="a finished sweep's dataset (skip the sweep)")
+    parser.add_argument("--sweep-dir", type=Path, default=Path("build/table-sweep"))
+    parser.add_argument("--out", type=Path, default=table_path())
+    args = parser.parse_args()
+
+    source = args.source
+    if source is None:
+        source = args.sweep_dir
+        command = SWEEP + ["--out", str(source)]
+        print("+", " ".join(command), flush=True)
+        status = subprocess.call(command)
+        if status != 0:
+            print(f"the sweep exited with status {status}; rerun this script to resume it", file=sys.stderr)
+            return status
+
+    table = read_dataset(source)
+    table = table.filter(pc.and_(pc.equal(table["variant"], "freecell"),
+                                 pc.less_equal(table["deal"], CLASSIC_DEALS)))
+    table = table.filter(pc.is_in(table["cells"], pa.array(TABLE_CELLS, pa.int8())))
+    problems = check(table)
+    if problems:
+        for p in problems:
+            print("not written:", p, file=sys.stderr)
+        return 1
+    table = table.drop_columns(list(MACHINE_COLUMNS))
+    table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(f".{args.out.name}.tmp")
+    pq.write_table(
+        table, tmp, compression="zstd", compression_level=19,
+        use_dictionary=DICTIONARY_COLUMNS, row_group_size=table.num_rows,
+    )
+    tmp.replace(args.out)
+    print(f"wrote {table.num_rows:,} rows to {args.out} ({args.out.stat().st_size / 2**20:.1f} MiB)")
+    return 0
+
+
+def check(table: pa.Table) -> list[str]:
+    """Why the table must not ship: a job missing or undecided, or counts that differ
+    from the published ones."""
+    problems = []
+    expected = CLASSIC_DEALS * len(TABLE_CELLS)
+    if table.num_rows != expected:
+        problems.append(f"{table.num_rows:,} rows, not {expected:,}")
+    for cells in TABLE_CELLS:
+        rows = table.filter(pc.equal(table["cells"], cells))
+        counts = dict(zip(*pc.value_counts(rows["status"]).flatten()))
+        counts = {k.as_py(): v.as_py() for k, v in counts.items()}
+        solved, unsolvable = counts.get("solved", 0), counts.get("unsolvable", 0)
+        if solved + unsolvable != rows.num_rows:
+            problems.append(f"{cells} cells: {rows.num_rows - solved - unsolvable} jobs undecided ({counts})")
+        if solved != WINNABLE_CLASSIC[cells]:
+            problems.append(f"{cells} cells: {solved:,} winnable, published {WINNABLE_CLASSIC[cells]:,}")
+    return problems
+
+
+if __name__ == "__main__":
+    sys.exit(main())

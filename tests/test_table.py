@@ -1,0 +1,114 @@
+"""The shipped deal table: the published counts, verdicts monotone in cells, solutions that replay, the sweep's schema, and lookups."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from fcanalyze import Variant, microsoft_deal
+from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.referee import replay
+from fcanalyze.store import SCHEMA, read_dataset
+from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, lookup, table_path
+
+pytestmark = pytest.mark.skipif(not table_path().is_file(), reason="the deal table is not built")
+
+
+@pytest.fixture(scope="module")
+def table():
+    return pq.read_table(table_path())
+
+
+def test_its_schema_is_the_sweeps_without_the_machine_columns(table):
+    expected = [f for f in SCHEMA if f.name not in MACHINE_COLUMNS]
+    assert table.schema.names == [f.name for f in expected]
+    assert table.schema.types == [f.type for f in expected]
+    # And reading it as a dataset gives the whole schema back, the machine's columns null.
+    full = read_dataset(table_path())
+    assert full.schema.names == SCHEMA.names
+    assert full["host"].null_count == full.num_rows
+
+
+def test_every_job_is_decided_with_the_published_counts(table):
+    assert table.num_rows == CLASSIC_DEALS * len(TABLE_CELLS)
+    for cells in TABLE_CELLS:
+        rows = table.filter(pc.equal(table["cells"], cells))
+        assert sorted(set(rows["deal"].to_pylist())) == list(range(1, CLASSIC_DEALS + 1))
+        status = rows["status"].to_pylist()
+        assert status.count("solved") == WINNABLE_CLASSIC[cells], cells
+        assert status.count("unsolvable") == CLASSIC_DEALS - WINNABLE_CLASSIC[cells], cells
+
+
+def test_verdicts_are_monotone_in_cells(table):
+    won = {k: set() for k in TABLE_CELLS}
+    for deal, cells, status in zip(table["deal"].to_pylist(), table["cells"].to_pylist(), table["status"].to_pylist()):
+        if status == "solved":
+            won[cells].add(deal)
+    for fewer, more in zip(TABLE_CELLS, TABLE_CELLS[1:]):
+        assert won[fewer] <= won[more], f"won with {fewer} cells but lost with {more}: {sorted(won[fewer] - won[more])[:10]}"
+
+
+def test_solved_rows_carry_a_verified_solution_and_implied_rows_no_search(table):
+    rows = table.to_pylist()
+    for r in rows:
+        if r["status"] == "solved":
+            assert r["verified"] and r["solution"] and r["implied_by"] is None and r["moves"] > 0
+        elif r["implied_by"] is not None:
+            assert r["status"] == "unsolvable" and r["implied_by"] > r["cells"] and r["nodes"] is None
+    implied = [r for r in rows if r["implied_by"] is not None]
+    proved = {(r["deal"], r["cells"]) for r in rows if r["status"] == "unsolvable"}
+    assert implied and all((r["deal"], r["implied_by"]) in proved for r in implied)
+
+
+def test_a_random_sample_of_solutions_replays_in_the_referee(table):
+    solved = table.filter(pc.equal(table["status"], "solved")).select(["deal", "cells", "solution", "moves"]).to_pylist()
+    # The longest ones too, which came from the exhaustive pass.
+    sample = random.Random(2026).sample(solved, 150) + sorted(solved, key=lambda r: -r["moves"])[:10]
+    for r in sample:
+        variant = Variant(cells=r["cells"])
+        verdict = replay(microsoft_deal(r["deal"], variant), variant, r["solution"])
+        assert verdict.won, (r["deal"], r["cells"], verdict.summary())
+        assert verdict.moves == r["moves"]
+
+
+@pytest.mark.slow
+def test_every_solution_replays_in_the_referee(table):
+    solved = table.filter(pc.equal(table["status"], "solved")).select(["deal", "cells", "solution"]).to_pylist()
+    for r in solved:
+        variant = Variant(cells=r["cells"])
+        assert replay(microsoft_deal(r["deal"], variant), variant, r["solution"]).won, (r["deal"], r["cells"])
+
+
+def test_lookup_gives_every_cell_count_and_the_fewest_cells():
+    facts = lookup(11982)
+    assert sorted(facts.verdicts) == [0, 1, 2, 3, 4]
+    assert facts.verdicts[4].status == "unsolvable" and facts.min_cells is None
+    assert lookup(40000) is None and lookup(0) is None
+
+
+def test_lookup_command_and_its_solution_round_trip_through_verify(run_cli, tmp_path):
+    shown = run_cli("lookup", "617")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[1].split() == ["cells", "verdict", "moves", "card", "moves", "how"]
+    assert [line.split()[0] for line in lines[2:7]] == ["4", "3", "2", "1", "0"]
+    least = lookup(617).min_cells
+    assert f"fewest cells that win it: {least}" in shown.output
+    solution = run_cli("lookup", "617", "--solution", least)
+    assert solution.exit_code == 0
+    (tmp_path / "sol.txt").write_text(solution.output)
+    verified = run_cli("verify", "--deal", "617", "--cells", least, tmp_path / "sol.txt")
+    assert verified.exit_code == 0 and "OK: wins" in verified.output
+    as_json = json.loads(run_cli("lookup", "617", "--json").output)
+    assert as_json["min_cells"] == least and set(as_json["cells"]) == {"0", "1", "2", "3", "4"}
+
+
+def test_lookup_outside_the_table_points_to_solve(run_cli):
+    result = run_cli("lookup", "40000")
+    assert result.exit_code == 1
+    assert "fcanalyze solve 40000" in result.output
+    assert run_cli("lookup", "0").exit_code == 2
