@@ -8,6 +8,9 @@ from .variant import FREECELL, Variant
 
 # The order Freecell Solver writes foundations in; kept so our boards diff cleanly with its.
 FOUNDATION_TEXT_ORDER = "HCDS"
+# The most cards a column may ever hold (the engine's limit): 13 dealt into each of 4
+# columns, and a run of 12 on top. Deals' columns reach 19 at most.
+MAX_COLUMN_HEIGHT = 26
 
 
 class Board:
@@ -93,6 +96,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
     foundations = [0, 0, 0, 0]
     where: dict[int, int] = {}  # card -> line it was seen on
     foundation_line = cells_line = None
+    column_lines: list[int] = []
 
     def fail(message: str, line: int | None) -> BoardError:
         return BoardError(message, line, source)
@@ -165,6 +169,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
                     lineno,
                 )
             columns.append([place(t, lineno) for t in tokens])
+            column_lines.append(lineno)
 
     for card, lineno in where.items():
         home = foundations[SUIT_OF[card]]
@@ -184,5 +189,15 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
             "(every card must be in a column, a free cell or on a foundation)",
             None,
         )
+    for number, column in enumerate(columns, start=1):
+        # Cards only land on a column's last card, each a rank lower: a column topped
+        # by a card of rank r grows by r - 1 more at most. The engine holds 26 a column.
+        height = len(column) + (RANK_OF[column[-1]] - 1 if column else 0)
+        if height > MAX_COLUMN_HEIGHT:
+            raise fail(
+                f"column {number} holds {len(column)} cards and could grow to {height}; "
+                f"fcanalyze plays columns that can grow to {MAX_COLUMN_HEIGHT} cards at most",
+                column_lines[number - 1],
+            )
     columns.extend([] for _ in range(variant.columns - len(columns)))
     return Board(columns, cells, foundations)

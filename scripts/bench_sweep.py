@@ -13,6 +13,7 @@ alternating, and medians are shown. Example:
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -36,14 +37,23 @@ def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
     command = [sys.executable, "-m", "fcanalyze", "sweep", "--deals", f"{lo}-{hi}", "--cells", str(cells),
                "--workers", str(workers), "--out", str(out), "--no-progress", "--max-seconds", "0"]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
+    with tempfile.TemporaryFile("w+") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL, text=True)
+        # wait4's usage covers the sweep and the workers it waited for: ru_maxrss is the
+        # largest resident set among them, as the OS counted it.
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"the sweep failed: {' '.join(command)}")
+        output.seek(0)
+        stdout = output.read()
+    peak_rss = usage.ru_maxrss * 1024
     shutil.rmtree(out.parent)
-    figures = {k: float(v) for k, v in FIGURES.search(done.stdout).groupdict().items()}
-    table = [line.split() for line in done.stdout.splitlines() if line.split()[:1] == [str(cells)]]
+    figures = {k: float(v) for k, v in FIGURES.search(stdout).groupdict().items()}
+    table = [line.split() for line in stdout.splitlines() if line.split()[:1] == [str(cells)]]
     _, jobs, solved, unsolvable, unknown, error, _ = table[0]
-    return {"wall": wall, "inner": figures, "counts": f"solved {solved}, unsolvable {unsolvable}, "
-            f"unknown {unknown}, error {error}"}
+    return {"wall": wall, "inner": figures, "peak_rss": peak_rss,
+            "counts": f"solved {solved}, unsolvable {unsolvable}, unknown {unknown}, error {error}"}
 
 
 def main() -> None:
@@ -69,6 +79,7 @@ def main() -> None:
     t_counts = ", ".join(f"{k} {v}" for k, v in theirs[-1]["counts"].items())
     print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f} s  {t_counts}")
     print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
+    print(f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB")
 
     # Where the sweep's time goes (medians over runs). Worker time is workers x wall.
     med = {k: statistics.median(r["inner"][k] for r in ours) for k in ("wall", "engine", "referee", "parquet")}

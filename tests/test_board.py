@@ -105,3 +105,43 @@ def test_json_layout():
     assert layout["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
     assert layout["freecells"] == [None] * 4
     assert layout["foundations"] == {"H": 0, "C": 0, "D": 0, "S": 0}
+
+
+def _tall_board(column_cards: list[str]) -> str:
+    """A board with `column_cards` as its first column and the rest of the deck after."""
+    from fcanalyze.cards import card_text
+
+    rest = [card_text(c) for c in range(52) if card_text(c) not in column_cards]
+    others = [rest[i::7] for i in range(7)]
+    return "\n".join(" ".join(col) for col in [column_cards, *others]) + "\n"
+
+
+def test_columns_that_could_grow_past_the_engines_limit_are_refused(run_cli, tmp_path):
+    from fcanalyze.cards import card_text
+
+    deck = [card_text(c) for c in range(52)]
+    # 26 cards topped by a 2: with the ace of the other colour on top it would be 27.
+    low_top = [c for c in deck if c[0] != "2"][:25] + ["2H"]
+    path = tmp_path / "tall.board"
+    path.write_text(_tall_board(low_top))
+    for args in (["board", path], ["solve", "--board", path]):
+        result = run_cli(*args)
+        assert result.exit_code == 2, result.output
+        assert "column 1 holds 26 cards and could grow to 27" in result.output
+        assert len(result.output.strip().splitlines()) == 1
+    # 14 cards topped by a king can grow to 26: accepted, and the engine decides it.
+    king_top = [c for c in deck if c[0] != "K"][:13] + ["KS"]
+    path.write_text(_tall_board(king_top))
+    assert run_cli("board", path).exit_code == 0
+    assert run_cli("solve", "--board", path, "--max-seconds", "5").exit_code in (0, 1, 3)
+
+
+def test_the_engine_refuses_tall_columns_itself_without_a_panic():
+    from fcanalyze import _engine
+
+    columns = [list(range(0, 52, 2)), list(range(1, 52, 2))]  # 26 cards each, topped by kings
+    with pytest.raises(ValueError, match="could grow to"):
+        _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], n_cells=4, n_columns=8)
+    with pytest.raises(ValueError, match="could grow to"):
+        _engine.solve([list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0],
+                      n_cells=4, n_columns=8)

@@ -5,7 +5,8 @@ use fcanalyze_engine::search::{solve, Budget};
 use fcanalyze_engine::state::State;
 
 fn main() {
-    let rules = Rules::FREECELL;
+    let cells = std::env::var("CELLS").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
+    let rules = Rules::FREECELL.with_cells(cells);
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
     for path in std::env::args().skip(1) {
@@ -15,7 +16,7 @@ fn main() {
                 .lines()
                 .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("card").index()).collect())
                 .collect();
-            let s = State::new(&rules, &cols, &[None; 4], [0; 4]).expect("layout");
+            let s = State::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
             let out = solve(&s, &rules, Budget::default(), &mut || false);
             nodes += out.nodes;
             deals += 1;

@@ -75,7 +75,7 @@ fn the_engine_agrees_with_the_plain_search_on_small_positions() {
         Rules { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Rules::FREECELL.with_cells(0) },
         Rules { columns: 5, sequence_moves: SequenceMoves::Single, ..Rules::FREECELL.with_cells(1) },
     ];
-    let mut rng = 0x0D1F_F5EE_D5u64;
+    let mut rng = 0x000D_1FF5_EED5_u64;
     for rules in variants {
         let (mut won, mut lost) = (0, 0);
         for _ in 0..120 {

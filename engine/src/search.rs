@@ -485,14 +485,20 @@ impl Frontier {
 
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
-/// exhaustive pass has about 40% of the time while best-first runs.
+/// exhaustive pass has about 40% of the time while best-first runs. (On deals
+/// 301..1000 with 2 cells, 6 beat 3, 12 and 24.)
 const DEPTH_FIRST_STEPS: usize = 6;
+/// Positions the first two best-first strategies store before the third strategy and
+/// the exhaustive pass join them: most deals that reach this pass are won or proved
+/// before that, and for them the others would only cost time.
+const LATE_JOIN_STATES: usize = 50_000;
+const EARLY_STRATEGIES: usize = 2;
 
-/// The last pass, which always settles the deal (or runs out of a budget): the
-/// best-first strategies side by side with the exhaustive depth-first pass, until
-/// best-first has stored its share of positions; then the exhaustive pass alone.
-/// Best-first finds most wins soon and short; the exhaustive pass, which stores a
-/// position in 16 bytes and expands it in a third of the time, makes the proofs.
+/// The last pass, which always settles the deal (or runs out of a budget): best-first
+/// strategies side by side with the exhaustive depth-first pass, until best-first has
+/// stored its share of positions; then the exhaustive pass alone. Best-first finds
+/// most wins soon and short; the exhaustive pass, which stores a position in 16 bytes
+/// and expands it in a third of the time, makes the large proofs.
 fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
@@ -501,27 +507,31 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     // Half the budget at most for best-first; the exhaustive pass has the rest, and
     // all of it once best-first is done.
     let best_first_bytes = budget / 2;
-    let mut frontiers: Vec<Frontier> = PORTFOLIO
-        .iter()
-        .map(|&w| Frontier::new(root, rules, w, best_first_bytes / PORTFOLIO.len()))
-        .collect();
-    let mut exhaustive = DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes);
+    let per_strategy = best_first_bytes / PORTFOLIO.len();
+    let mut frontiers: Vec<Frontier> =
+        PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
+    let mut exhaustive: Option<DepthFirstSearch> = None;
     let mut moves = Vec::with_capacity(64);
     // Positions stored by best-first searches that ended.
     let mut dropped = 0;
-    let stored = |f: &[Frontier], d: &DepthFirstSearch, dropped: usize| {
-        dropped + d.seen.len() + f.iter().map(|f| f.seen.len()).sum::<usize>()
+    let best_first_stored = |f: &[Frontier], dropped: usize| dropped + f.iter().map(|f| f.seen.len()).sum::<usize>();
+    let stored = |f: &[Frontier], d: &Option<DepthFirstSearch>, dropped: usize| {
+        best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
     };
-    let bytes = |f: &[Frontier]| f.iter().map(Frontier::bytes).sum::<usize>();
+    let bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
+        f.iter().map(Frontier::bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::bytes)
+    };
     let mut turn = 0usize;
     let outcome = 'search: loop {
-        let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
-        for _ in 0..steps {
-            if let Some(pass) = exhaustive.step(rules, meter) {
-                break 'search match pass {
-                    Pass::Settled(status, path, _) => Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped)),
-                    Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
-                };
+        if let Some(search) = exhaustive.as_mut() {
+            let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
+            for _ in 0..steps {
+                if let Some(pass) = search.step(rules, meter) {
+                    break 'search match pass {
+                        Pass::Settled(status, path, _) => Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped)),
+                        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+                    };
+                }
             }
         }
         let mut k = 0;
@@ -543,17 +553,23 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             k += 1;
         }
         turn += 1;
+        if exhaustive.is_none() && (frontiers.is_empty() || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= LATE_JOIN_STATES)) {
+            frontiers.extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
+            exhaustive = Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
+        }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
-            let held = bytes(&frontiers);
-            meter.note_memory(held + exhaustive.bytes());
-            if held > best_first_bytes || stored(&frontiers, &exhaustive, dropped) - exhaustive.seen.len() >= BEST_FIRST_STATES {
+            let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
+            meter.note_memory(bytes(&frontiers, &exhaustive));
+            if held > best_first_bytes || best_first_stored(&frontiers, dropped) >= BEST_FIRST_STATES {
                 dropped += frontiers.iter().map(|f| f.seen.len()).sum::<usize>();
                 frontiers.clear();
-                exhaustive.seen.set_max_bytes(budget);
+                if let Some(search) = exhaustive.as_mut() {
+                    search.seen.set_max_bytes(budget);
+                }
             }
         }
     };
-    meter.note_memory(bytes(&frontiers) + exhaustive.bytes());
+    meter.note_memory(bytes(&frontiers, &exhaustive));
     outcome
 }
 
@@ -618,8 +634,8 @@ struct DepthFirstSearch {
     seen: FingerprintSet,
     state: State,
     played: Vec<Played>,
-    /// Each untried move with the fingerprint of the position it leads to.
-    moves: Vec<(Move, u128)>,
+    /// Every level's moves; a frame's untried ones run from its `next`.
+    moves: Vec<Move>,
     frames: Vec<Frame>,
     /// The hashes and column scores of each position on the path, so that a frame's
     /// children are hashed and scored from its own without going over every column.
@@ -654,7 +670,7 @@ impl DepthFirstSearch {
     /// Everything the pass holds: the store, and the path with its moves and contexts.
     fn bytes(&self) -> usize {
         self.seen.bytes()
-            + self.moves.capacity() * std::mem::size_of::<(Move, u128)>()
+            + self.moves.capacity() * std::mem::size_of::<Move>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.contexts.capacity() * std::mem::size_of::<(Hashes, ChildScorer)>()
@@ -679,12 +695,17 @@ impl DepthFirstSearch {
                 undo_to(&mut self.state, &mut self.played, entered_at);
                 continue;
             }
-            let (m, fingerprint) = self.moves[frame.next];
+            let m = self.moves[frame.next];
             frame.next += 1;
             let mark = self.played.len();
             self.played.push(self.state.play(m));
             self.state.autoplay_after(rules, m, &mut self.played);
-            match self.seen.insert(fingerprint) {
+            // The child's hashes follow from its parent's; computing its fingerprint here
+            // rather than keeping it with each untried move saves 27 bytes a move, and
+            // paths of a million levels hold some fifteen million untried moves.
+            let mut hashes = self.contexts[self.contexts.len() - 1].0;
+            hashes.advance(&self.state, &self.played[mark..]);
+            match self.seen.insert(hashes.fingerprint) {
                 Ok(true) => {}
                 Ok(false) => {
                     undo_to(&mut self.state, &mut self.played, mark);
@@ -712,11 +733,9 @@ impl DepthFirstSearch {
                 }
             }
             // The parent's context stays for its other children; this one starts as a copy.
-            self.contexts.push(self.contexts[self.contexts.len() - 1]);
-            let context = self.contexts.last_mut().unwrap_or_else(|| unreachable!());
-            context.0.advance(&self.state, &self.played[mark..]);
-            context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
-            debug_assert_eq!(context.0.fingerprint, fingerprint);
+            let mut scorer = self.contexts[self.contexts.len() - 1].1;
+            scorer.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            self.contexts.push((hashes, scorer));
             let context = &self.contexts[self.contexts.len() - 1];
             push_frame(&self.state, context, &self.seen, rules, how, mark, &mut self.moves, &mut self.frames, &mut self.scratch);
             return None;
@@ -742,7 +761,7 @@ fn push_frame(
     rules: &Rules,
     how: DepthFirst,
     entered_at: usize,
-    moves: &mut Vec<(Move, u128)>,
+    moves: &mut Vec<Move>,
     frames: &mut Vec<Frame>,
     scratch: &mut Scratch,
 ) {
@@ -783,7 +802,7 @@ fn push_frame(
     keyed.retain(|k| !seen.contains(k.3));
     keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     let begin = moves.len();
-    moves.extend(keyed.iter().map(|&(_, _, m, fp)| (m, fp)));
+    moves.extend(keyed.iter().map(|&(_, _, m, _)| m));
     frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
 }
 

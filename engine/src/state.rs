@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 use crate::card::Card;
 use crate::rules::{Rules, MAX_CELLS, MAX_COLUMNS};
 
-/// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top.
+/// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top. A
+/// board whose columns could grow past it is refused when the position is built.
 pub const MAX_HEIGHT: usize = 26;
 const NO_CARD: u8 = 0xFF;
 
@@ -162,8 +163,16 @@ impl State {
             Ok(())
         };
         for (i, col) in columns.iter().enumerate() {
-            if col.len() > MAX_HEIGHT {
-                return err(format!("column {} holds {} cards", i + 1, col.len()));
+            // Cards only ever land on a column's last card, each one rank below the one
+            // before: a column topped by a card of rank r grows by r - 1 cards at most.
+            let growth = col.last().and_then(|&c| Card::from_index(c)).map_or(0, |c| usize::from(c.rank()) - 1);
+            if col.len() + growth > MAX_HEIGHT {
+                return err(format!(
+                    "column {} holds {} cards and could grow to {}; columns may grow to {MAX_HEIGHT} cards at most",
+                    i + 1,
+                    col.len(),
+                    col.len() + growth
+                ));
             }
             for &c in col {
                 note(c)?;
