@@ -262,18 +262,24 @@ def lookup(number, solution_cells, as_json):
     for k in sorted(facts.verdicts, reverse=True):
         v = facts.verdicts[k]
         if v.implied_by is not None:
-            how = f"implied: unsolvable with {v.implied_by} cells"
+            how = f"implied: unsolvable with {v.implied_by} cell{'s' if v.implied_by != 1 else ''}"
         elif v.status == "solved":
             how = f"solution replayed by the referee ({v.nodes:,} positions searched)"
         elif v.status == "unsolvable":
             how = f"proved by exhaustive search ({v.nodes:,} positions)"
         else:
-            how = v.status
+            how = f"undecided: the {v.limit or 'search'} budget ran out (fcanalyze solve {n} --cells {k} --max-seconds 600)"
         moves = "-" if v.moves is None else str(v.moves)
         card_moves = "-" if v.card_moves is None else str(v.card_moves)
         click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {how}")
     least = facts.min_cells
-    click.echo("fewest cells that win it: " + (str(least) if least is not None else "none (not even 4)"))
+    if least is None:
+        undecided = [k for k, v in facts.verdicts.items() if v.status not in ("solved", "unsolvable")]
+        click.echo("fewest cells that win it: " + ("none (not even 4)" if not undecided else "undecided"))
+    elif facts.min_cells_exact:
+        click.echo(f"fewest cells that win it: {least}")
+    else:
+        click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}")
 
@@ -319,7 +325,7 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
     row in DIR (status, move counts, nodes, time, the referee-verified solution);
     pandas, pyarrow, DuckDB and polars read DIR directly. Rerunning the same command
     skips what is done, so a killed sweep resumes where it stopped. With no options
-    it decides deals 1..1000 at 4, 2 and 1 free cells: about a minute on 2 cores.
+    it decides deals 1..1000 at 4, 2 and 1 free cells: one to two minutes on 2 cores.
     """
     from .sweep import plan_sweep
 

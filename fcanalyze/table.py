@@ -37,6 +37,8 @@ class Verdict:
     # The larger cell count whose proof settles this one; None when searched.
     implied_by: int | None
     solution: str | None
+    # For an unknown verdict: the budget that ran out.
+    limit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,20 +50,28 @@ class DealFacts:
 
     @property
     def min_cells(self) -> int | None:
-        """The fewest free cells that win the deal (the table has every count 0..4, so
-        this is exact); None if even 4 do not."""
+        """The fewest free cells among 0..4 known to win the deal; None if none is."""
         won = [k for k, v in self.verdicts.items() if v.status == "solved"]
         return min(won) if won else None
+
+    @property
+    def min_cells_exact(self) -> bool:
+        """Whether min_cells is exact: no smaller count is left undecided."""
+        least = self.min_cells
+        return least is not None and all(
+            self.verdicts[k].status == "unsolvable" for k in range(least) if k in self.verdicts
+        )
 
     def to_json(self) -> dict:
         return {
             "deal": self.deal,
             "variant": "freecell",
             "min_cells": self.min_cells,
+            "min_cells_exact": self.min_cells_exact,
             "cells": {
                 str(k): {
                     "status": v.status, "moves": v.moves, "card_moves": v.card_moves, "nodes": v.nodes,
-                    "implied_by": v.implied_by, "solution": v.solution,
+                    "implied_by": v.implied_by, "limit": v.limit, "solution": v.solution,
                 }
                 for k, v in sorted(self.verdicts.items(), reverse=True)
             },
@@ -77,13 +87,13 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
     file = Path(path) if path is not None else table_path()
     if not file.is_file():
         raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
-    columns = ["deal", "cells", "status", "moves", "card_moves", "nodes", "implied_by", "solution"]
+    columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "nodes", "implied_by", "solution"]
     table: pa.Table = pq.read_table(file, columns=columns, filters=[("deal", "=", deal), ("variant", "=", "freecell")])
     table = table.filter(pc.equal(table["deal"], deal))
     verdicts = {}
     for row in table.to_pylist():
         verdicts[row["cells"]] = Verdict(
             row["cells"], row["status"], row["moves"], row["card_moves"], row["nodes"], row["implied_by"],
-            row["solution"],
+            row["solution"], row["limit"],
         )
     return DealFacts(deal, verdicts)

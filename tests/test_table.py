@@ -48,7 +48,7 @@ def test_every_job_is_there_and_its_counts_agree_with_the_published_ones(table):
             assert solved == WINNABLE_CLASSIC[cells], cells
         undecided += unknown
     # The hard tail still undecided (the closing note and README list it) stays a tail.
-    assert undecided <= 40
+    assert undecided <= 20
 
 
 def test_verdicts_are_monotone_in_cells(table):
@@ -120,3 +120,17 @@ def test_lookup_outside_the_table_points_to_solve(run_cli):
     assert result.exit_code == 1
     assert "fcanalyze solve 40000" in result.output
     assert run_cli("lookup", "0").exit_code == 2
+
+
+def test_fewest_cells_is_exact_only_when_no_smaller_count_is_undecided():
+    from fcanalyze.table import DealFacts, Verdict
+
+    def facts(*statuses):
+        return DealFacts(1, {k: Verdict(k, s, None, None, None, None, None) for k, s in enumerate(statuses)})
+
+    lost_below = facts("unsolvable", "unsolvable", "solved", "solved", "solved")
+    assert (lost_below.min_cells, lost_below.min_cells_exact) == (2, True)
+    open_below = facts("unsolvable", "unknown", "solved", "solved", "solved")
+    assert (open_below.min_cells, open_below.min_cells_exact) == (2, False)
+    never = facts("unsolvable", "unsolvable", "unsolvable", "unsolvable", "unsolvable")
+    assert (never.min_cells, never.min_cells_exact) == (None, False)
