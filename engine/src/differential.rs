@@ -84,7 +84,11 @@ fn the_engine_agrees_with_the_plain_search_on_small_positions() {
             let engine = solve(&start, &rules, Budget::default(), &mut || false);
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
             assert_eq!(engine.status, expected, "{rules:?}\n{start:?}");
-            if plain { won += 1 } else { lost += 1 }
+            if plain {
+                won += 1
+            } else {
+                lost += 1
+            }
         }
         // The positions must exercise both verdicts, or the test proves little.
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");

@@ -73,7 +73,9 @@ pub fn play_moves(s: &State, rules: &Rules, sequences: bool, keep_runs: bool, ou
         }
         // Runs longer than either limit cannot move whole, so need not be measured.
         let run = if sequences { s.run_length_up_to(rules, src, limit_onto_card.max(limit_into_empty)) } else { 1 };
-        let breaks_run = |k: usize| keep_runs && k < cards.len() && rules.fits_number(cards[cards.len() - k], cards[cards.len() - k - 1]);
+        let breaks_run = |k: usize| {
+            keep_runs && k < cards.len() && rules.fits_number(cards[cards.len() - k], cards[cards.len() - k - 1])
+        };
         // Onto a card: each card of the movable run has at most two cards to go on.
         for k in 1..=run.min(limit_onto_card) {
             if breaks_run(k) {
@@ -116,7 +118,8 @@ pub fn play_moves(s: &State, rules: &Rules, sequences: bool, keep_runs: bool, ou
     if let Some(slot) = first_cell {
         for src in 0..ncols {
             let cards = s.column(src);
-            let breaks_run = keep_runs && cards.len() >= 2 && rules.fits_number(cards[cards.len() - 1], cards[cards.len() - 2]);
+            let breaks_run =
+                keep_runs && cards.len() >= 2 && rules.fits_number(cards[cards.len() - 1], cards[cards.len() - 2]);
             if !cards.is_empty() && !breaks_run {
                 out.push(Move::new(Place::Column(src as u8), Place::Cell(slot as u8), 1));
             }
@@ -133,8 +136,6 @@ fn card(c: u8) -> Card {
 mod tests {
     use super::*;
     use crate::testdata::{columns, MS1};
-
-
 
     fn names(moves: &[Move]) -> Vec<String> {
         let mut v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
@@ -158,9 +159,11 @@ mod tests {
     fn runs_move_as_one_within_the_limit_and_only_first_empty_targets() {
         let rules = Rules::FREECELL;
         // Column 1 holds a run 9S 8H 7C; column 2 is topped by TH; columns 7 and 8 are empty.
-        let mut c = columns("KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
+        let mut c = columns(
+            "KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
                           AH 2H 3H 4H 5H 6H 7H 9H JH QH KH\nAC 2C 3C 4C 5C 6C 8C 9C TC JC QC KC\n\
-                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD");
+                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD",
+        );
         c.resize(8, vec![]);
         let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];
@@ -210,9 +213,11 @@ mod tests {
     #[test]
     fn kings_only_and_same_suit_rules() {
         let rules = Rules { kings_only: true, same_suit: true, ..Rules::FREECELL };
-        let mut c = columns("QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
+        let mut c = columns(
+            "QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
                           AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH\nAC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC\n\
-                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD KD");
+                          AD 2D 3D 4D 5D 6D 7D 8D 9D TD KD",
+        );
         c.resize(8, vec![]);
         let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];

@@ -54,13 +54,8 @@ pub struct Rules {
 }
 
 impl Rules {
-    pub const FREECELL: Rules = Rules {
-        cells: 4,
-        columns: 8,
-        same_suit: false,
-        kings_only: false,
-        sequence_moves: SequenceMoves::Supermove,
-    };
+    pub const FREECELL: Rules =
+        Rules { cells: 4, columns: 8, same_suit: false, kings_only: false, sequence_moves: SequenceMoves::Supermove };
 
     pub fn with_cells(self, cells: usize) -> Rules {
         Rules { cells, ..self }

@@ -150,15 +150,8 @@ impl Meter<'_> {
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
 pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
     let begin = Instant::now();
-    let mut meter = Meter {
-        budget,
-        start: begin,
-        last_poll: begin,
-        interrupted,
-        nodes: 0,
-        max_depth: 0,
-        peak_memory: 0,
-    };
+    let mut meter =
+        Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
     let mut root = start.clone();
     let mut opening = vec![];
     root.autoplay(rules, &mut opening);
@@ -226,7 +219,6 @@ pub struct Weights {
     /// Per move from the start: keeps the search from wandering down long plateaus.
     pub depth: i32,
 }
-
 
 /// Lower is more promising.
 fn score(s: &State, rules: &Rules, w: &Weights) -> i32 {
@@ -325,9 +317,6 @@ impl ChildScorer {
     }
 }
 
-
-
-
 struct Node {
     /// Index in `Frontier::states` once the node is expanded; `NOT_EXPANDED` before.
     state: u32,
@@ -354,17 +343,44 @@ struct Strategy {
 /// The first never prunes, so the pass stays complete.
 const PORTFOLIO: [Strategy; 3] = [
     Strategy {
-        weights: Weights { out: 8, buried: 4, buried_next: 0, disorder: 8, under_run: 0, cell: 12, column: 24, depth: 4 },
+        weights: Weights {
+            out: 8,
+            buried: 4,
+            buried_next: 0,
+            disorder: 8,
+            under_run: 0,
+            cell: 12,
+            column: 24,
+            depth: 4,
+        },
         prune: false,
     },
     Strategy {
-        weights: Weights { out: 16, buried: 6, buried_next: 0, disorder: 0, under_run: 8, cell: 12, column: 24, depth: 4 },
+        weights: Weights {
+            out: 16,
+            buried: 6,
+            buried_next: 0,
+            disorder: 0,
+            under_run: 8,
+            cell: 12,
+            column: 24,
+            depth: 4,
+        },
         prune: true,
     },
     // Empty columns first: deal 3565 with 1 cell falls in 36,000 positions this way
     // and in none of 95 million the others tried.
     Strategy {
-        weights: Weights { out: 8, buried: 2, buried_next: 2, disorder: 8, under_run: 0, cell: 24, column: 48, depth: 1 },
+        weights: Weights {
+            out: 8,
+            buried: 2,
+            buried_next: 2,
+            disorder: 8,
+            under_run: 0,
+            cell: 24,
+            column: 48,
+            depth: 1,
+        },
         prune: false,
     },
 ];
@@ -448,7 +464,8 @@ impl Frontier {
             if fresh {
                 let won = scratch.is_won();
                 // Adding the depth keeps the search from wandering down long plateaus.
-                let priority = scorer.score(&scratch, &played, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
+                let priority =
+                    scorer.score(&scratch, &played, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
                 self.nodes.push(Node {
                     state: NOT_EXPANDED,
                     parent: id,
@@ -528,7 +545,9 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
                     break 'search match pass {
-                        Pass::Settled(status, path, _) => Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped)),
+                        Pass::Settled(status, path, _) => {
+                            Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped))
+                        }
                         Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
                     };
                 }
@@ -537,8 +556,16 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
         let mut k = 0;
         while k < frontiers.len() {
             match frontiers[k].step(rules, meter, &mut moves) {
-                Err(limit) => break 'search Pass::Settled(Status::Unknown(limit), vec![], stored(&frontiers, &exhaustive, dropped)),
-                Ok(Step::Won(path)) => break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped)),
+                Err(limit) => {
+                    break 'search Pass::Settled(
+                        Status::Unknown(limit),
+                        vec![],
+                        stored(&frontiers, &exhaustive, dropped),
+                    )
+                }
+                Ok(Step::Won(path)) => {
+                    break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped))
+                }
                 // Any one strategy that runs out has expanded every reachable position, with
                 // every single-card move among the moves: a proof.
                 Ok(Step::Exhausted) if !frontiers[k].prune => {
@@ -553,9 +580,14 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             k += 1;
         }
         turn += 1;
-        if exhaustive.is_none() && (frontiers.is_empty() || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= LATE_JOIN_STATES)) {
-            frontiers.extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
-            exhaustive = Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
+        if exhaustive.is_none()
+            && (frontiers.is_empty()
+                || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= LATE_JOIN_STATES))
+        {
+            frontiers
+                .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
+            exhaustive =
+                Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
         }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
@@ -606,7 +638,13 @@ struct DepthFirst {
 impl DepthFirst {
     /// Quick pass number `n`: 0 is the plain one, later ones are shaken.
     fn quick(n: u64) -> DepthFirst {
-        DepthFirst { weights: PORTFOLIO[0].weights, sequences: true, prune: true, cap: Some(QUICK_NODES), shake_seed: n }
+        DepthFirst {
+            weights: PORTFOLIO[0].weights,
+            sequences: true,
+            prune: true,
+            cap: Some(QUICK_NODES),
+            shake_seed: n,
+        }
     }
 
     const EXHAUSTIVE: DepthFirst =
@@ -647,8 +685,12 @@ impl DepthFirstSearch {
     fn new(root: &State, rules: &Rules, how: DepthFirst, meter: &Meter, max_memory: usize) -> DepthFirstSearch {
         let mut seen = FingerprintSet::new(max_memory);
         let _ = seen.insert(root.fingerprint(rules));
-        let scratch =
-            Scratch { moves: Vec::with_capacity(64), played: Vec::with_capacity(8), keyed: Vec::with_capacity(64), child: root.clone() };
+        let scratch = Scratch {
+            moves: Vec::with_capacity(64),
+            played: Vec::with_capacity(8),
+            keyed: Vec::with_capacity(64),
+            child: root.clone(),
+        };
         let mut search = DepthFirstSearch {
             how,
             first_node: meter.nodes,
@@ -711,7 +753,9 @@ impl DepthFirstSearch {
                     undo_to(&mut self.state, &mut self.played, mark);
                     continue;
                 }
-                Err(OutOfMemory) => return Some(Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())),
+                Err(OutOfMemory) => {
+                    return Some(Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len()))
+                }
             }
             if self.state.is_won() {
                 return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
@@ -737,7 +781,17 @@ impl DepthFirstSearch {
             scorer.advance(&self.state, &self.played[mark..], rules, &how.weights);
             self.contexts.push((hashes, scorer));
             let context = &self.contexts[self.contexts.len() - 1];
-            push_frame(&self.state, context, &self.seen, rules, how, mark, &mut self.moves, &mut self.frames, &mut self.scratch);
+            push_frame(
+                &self.state,
+                context,
+                &self.seen,
+                rules,
+                how,
+                mark,
+                &mut self.moves,
+                &mut self.frames,
+                &mut self.scratch,
+            );
             return None;
         }
     }
@@ -837,11 +891,9 @@ fn priority(state: &State, m: Move) -> (u8, u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::{columns, MS1, MS11982};
     use crate::rules::SequenceMoves;
     use crate::state::Place;
-
-
+    use crate::testdata::{columns, MS1, MS11982};
 
     /// Replays a solution with the engine's own move checks (the Python referee is the
     /// independent judge; this only guards the engine's bookkeeping).
@@ -852,7 +904,9 @@ mod tests {
             generate(&s, rules, true, &mut legal);
             // Moves to other empty cells/columns than the first are legal too.
             let ok = legal.contains(&m)
-                || legal.iter().any(|l| l.from == m.from && l.count == m.count && same_kind(l.to, m.to) && is_empty(&s, m.to));
+                || legal
+                    .iter()
+                    .any(|l| l.from == m.from && l.count == m.count && same_kind(l.to, m.to) && is_empty(&s, m.to));
             if !ok {
                 return false;
             }
@@ -862,7 +916,10 @@ mod tests {
     }
 
     fn same_kind(a: Place, b: Place) -> bool {
-        matches!((a, b), (Place::Cell(_), Place::Cell(_)) | (Place::Column(_), Place::Column(_)) | (Place::Home, Place::Home))
+        matches!(
+            (a, b),
+            (Place::Cell(_), Place::Cell(_)) | (Place::Column(_), Place::Column(_)) | (Place::Home, Place::Home)
+        )
     }
 
     fn is_empty(s: &State, p: Place) -> bool {
@@ -941,4 +998,3 @@ mod tests {
         }
     }
 }
-

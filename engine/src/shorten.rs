@@ -68,7 +68,13 @@ pub fn shorten(start: &State, rules: &Rules, line: &[Move]) -> Vec<Move> {
 /// One breadth-first search from `here` (which is the line's position `at`, up to the
 /// order of columns and cells): the furthest position along the line it reaches within
 /// `max_nodes` expansions, and the moves that reach it.
-fn jump(here: &State, rules: &Rules, along: &HashMap<u128, usize>, at: usize, max_nodes: usize) -> Option<(usize, Vec<Move>)> {
+fn jump(
+    here: &State,
+    rules: &Rules,
+    along: &HashMap<u128, usize>,
+    at: usize,
+    max_nodes: usize,
+) -> Option<(usize, Vec<Move>)> {
     // Each node: its parent and the moves from the parent; `states` holds the positions
     // of the first `max_nodes`, the only ones that may be expanded.
     let mut nodes: Vec<(usize, Vec<Move>)> = vec![(usize::MAX, vec![])];

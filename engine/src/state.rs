@@ -88,7 +88,9 @@ impl Hashes {
                     Place::Cell(_) if sign < 0 => {
                         self.fingerprint = self.fingerprint.wrapping_sub(t.cell[usize::from(p.card.index())])
                     }
-                    Place::Cell(_) => self.fingerprint = self.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())]),
+                    Place::Cell(_) => {
+                        self.fingerprint = self.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())])
+                    }
                     Place::Home => {}
                 }
             }
@@ -132,12 +134,7 @@ pub struct LayoutError(pub String);
 
 impl State {
     /// A position from card numbers (0..52); `cells` entries None are empty.
-    pub fn new(
-        rules: &Rules,
-        columns: &[Vec<u8>],
-        cells: &[Option<u8>],
-        home: [u8; 4],
-    ) -> Result<State, LayoutError> {
+    pub fn new(rules: &Rules, columns: &[Vec<u8>], cells: &[Option<u8>], home: [u8; 4]) -> Result<State, LayoutError> {
         let err = |m: String| Err(LayoutError(m));
         if columns.len() > rules.columns || rules.columns > MAX_COLUMNS {
             return err(format!("{} columns, the rules allow {}", columns.len(), rules.columns));
@@ -460,10 +457,7 @@ impl State {
     }
 
     fn cells_term(&self, t: &Tables) -> u128 {
-        self.cells
-            .iter()
-            .filter(|&&c| c != NO_CARD)
-            .fold(0u128, |sum, &c| sum.wrapping_add(t.cell[usize::from(c)]))
+        self.cells.iter().filter(|&&c| c != NO_CARD).fold(0u128, |sum, &c| sum.wrapping_add(t.cell[usize::from(c)]))
     }
 }
 
@@ -559,8 +553,6 @@ fn mix(z: u128) -> u128 {
 mod tests {
     use super::*;
     use crate::testdata::{columns, MS1};
-
-
 
     fn ms1() -> State {
         State::new(&Rules::FREECELL, &columns(MS1), &[None; 4], [0; 4]).unwrap()
@@ -715,7 +707,8 @@ mod tests {
                 s.home = home; // the layout is not checked here, only the foundations matter
                 for i in 0..52u8 {
                     let card = Card::from_index(i).unwrap();
-                    let expected = s.can_go_home(card) && children(&rules, card).into_iter().all(|x| clear(&rules, &home, x));
+                    let expected =
+                        s.can_go_home(card) && children(&rules, card).into_iter().all(|x| clear(&rules, &home, x));
                     assert_eq!(s.safe_to_foundation(&rules, card), expected, "{card} with home {home:?}");
                     checked += usize::from(expected);
                 }

@@ -14,7 +14,5 @@ pub const MS11982: &str = "AH 3D KD JC 6C JD KC\nAS 3H 6H 5D 2C 7D 8D\n4H QS 5S 
 
 /// Card numbers per column from text like `MS1`.
 pub fn columns(text: &str) -> Vec<Vec<u8>> {
-    text.lines()
-        .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("a card").index()).collect())
-        .collect()
+    text.lines().map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("a card").index()).collect()).collect()
 }
