@@ -137,8 +137,6 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
             table = pq.read_table(handle, columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
-    if not set(KEY) <= set(present) and (columns is None or set(KEY) & set(columns)):
-        raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (it has no {', '.join(KEY)} columns)")
     table = _with_columns_added(table, wanted)
     expected = pa.schema([SCHEMA.field(c) for c in wanted])
     if table.column_names != expected.names or table.schema.types != expected.types:
@@ -156,7 +154,9 @@ def _with_columns_added(table: pa.Table, wanted: list[str]) -> pa.Table:
     """Columns a file lacks (parts written before a column was added; the shipped
     table, which leaves out the machine's figures) come back as nulls, in SCHEMA order."""
     for name in wanted:
-        if name not in table.column_names:
+        # A file without the key columns is not one of ours: leave them missing, so the
+        # caller's check of the columns fails.
+        if name not in table.column_names and name not in KEY:
             field = SCHEMA.field(name)
             table = table.append_column(field.with_nullable(True), pa.nulls(table.num_rows, field.type))
     return table.select([c for c in wanted if c in table.column_names])

@@ -476,11 +476,6 @@ class SweepPlan:
                 self.waiting.setdefault(blocker, []).append(index)
                 continue
             chunk.append((index, deal, cells))
-        if not chunk and not self.pending and self.waiting and not self.unfinished & set(self.waiting):
-            # Nothing can release these any more (pragma: a safeguard): run them as they are.
-            for held in self.waiting.values():
-                self.pending.extend(held)
-            self.waiting.clear()
         return chunk
 
     def _proved_unsolvable_with_more(self, deal: int, name: str, cells: int) -> int | None:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import FcanalyzeError
@@ -89,7 +88,6 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
         raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
     columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "nodes", "implied_by", "solution"]
     table: pa.Table = pq.read_table(file, columns=columns, filters=[("deal", "=", deal), ("variant", "=", "freecell")])
-    table = table.filter(pc.equal(table["deal"], deal))
     verdicts = {}
     for row in table.to_pylist():
         verdicts[row["cells"]] = Verdict(

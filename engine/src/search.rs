@@ -591,9 +591,9 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
         }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
-            meter.note_memory(bytes(&frontiers, &exhaustive));
+            meter.note_memory(held + exhaustive.as_ref().map_or(0, DepthFirstSearch::bytes));
             if held > best_first_bytes || best_first_stored(&frontiers, dropped) >= BEST_FIRST_STATES {
-                dropped += frontiers.iter().map(|f| f.seen.len()).sum::<usize>();
+                dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
                 if let Some(search) = exhaustive.as_mut() {
                     search.seen.set_max_bytes(budget);
