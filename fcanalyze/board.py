@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from .cards import DECK_SIZE, RANK_OF, SUIT_OF, SUITS, card_text, make_card, parse_card, parse_rank, rank_text
 from .errors import BoardError, CardError
+from .inputs import quote
 from .variant import FREECELL, Variant
 
 # The order Freecell Solver writes foundations in; kept so our boards diff cleanly with its.
@@ -127,7 +130,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
             for token in rest.split():
                 suit_text, dash, rank_part = token.partition("-")
                 if not dash or suit_text.upper() not in SUITS or len(suit_text) != 1:
-                    raise fail(f"bad foundation {token!r}; write it like H-5, S-0 or D-K", lineno)
+                    raise fail(f"bad foundation {quote(token)}; write it like H-5, S-0 or D-K", lineno)
                 suit = SUITS.index(suit_text.upper())
                 if suit in seen_suits:
                     raise fail(f"foundation {suit_text.upper()} is given twice", lineno)
@@ -136,11 +139,13 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
                     foundations[suit] = 0
                     continue
                 try:
-                    foundations[suit] = parse_rank(rank_part) if not rank_part.isdigit() else int(rank_part)
+                    foundations[suit] = (
+                        int(rank_part) if re.fullmatch(r"[0-9]{1,2}", rank_part, re.ASCII) else parse_rank(rank_part)
+                    )
                 except CardError:
-                    raise fail(f"bad foundation {token!r}; the rank must be 0, A, 2..10, J, Q or K", lineno) from None
+                    raise fail(f"bad foundation {quote(token)}; the rank must be 0, A, 2..10, J, Q or K", lineno) from None
                 if not 0 <= foundations[suit] <= 13:
-                    raise fail(f"bad foundation {token!r}; the rank must be 0..13", lineno)
+                    raise fail(f"bad foundation {quote(token)}; the rank must be 0..13", lineno)
         elif key == "freecells":
             if cells_line is not None:
                 raise fail(f"a second Freecells line (the first is line {cells_line})", lineno)
@@ -160,7 +165,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
                 cells[slot] = None if token in ("-", "--") else place(token, lineno)
         else:
             if head != line and head.strip():
-                raise fail(f"unknown line {line!r}; expected Foundations:, Freecells: or a column", lineno)
+                raise fail(f"unknown line {quote(line)}; expected Foundations:, Freecells: or a column", lineno)
             tokens = (rest if head != line else line).split()
             if len(columns) == variant.columns:
                 raise fail(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import CardError
+from .inputs import quote
 
 # A card is an int 0..51: rank_index * 4 + suit, suits in the order C, D, H, S.
 # That is exactly the order of a fresh Microsoft deck (AC AD AH AS 2C ...), so
@@ -56,15 +57,15 @@ def parse_rank(text: str) -> int:
         return 10
     if len(t) == 1 and t in RANKS:
         return RANKS.index(t) + 1
-    raise CardError(f"unknown rank {text!r}")
+    raise CardError(f"unknown rank {quote(text)}")
 
 
 def parse_card(text: str) -> int:
     """Card from its text, e.g. `AS`, `td`, `10H`; raises CardError naming the text."""
     if len(text) < 2 or text[-1].upper() not in SUITS:
-        raise CardError(f"unknown card {text!r}")
+        raise CardError(f"unknown card {quote(text)}")
     try:
         rank = parse_rank(text[:-1])
     except CardError:
-        raise CardError(f"unknown card {text!r}") from None
+        raise CardError(f"unknown card {quote(text)}") from None
     return make_card(rank, SUITS.index(text[-1].upper()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import click
 
 from . import __version__
 from .board import Board, parse_board
+from .budgets import check_nodes, check_seconds, parse_memory
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
+from .inputs import quote, read_text, whole_number
 from .referee import replay
 from .solving import solve as solve_job
 from .variant import MAX_CELLS, MIN_CELLS, Variant
@@ -72,28 +75,13 @@ def _variant(spec: str, cells: int | None) -> Variant:
     return Variant.parse(spec, cells=cells)
 
 
-def _read_text(path: str) -> tuple[str, str]:
-    """(text, name) of a file, '-' meaning standard input."""
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    p = Path(path)
-    if p.is_dir():
-        raise FcanalyzeError(f"{path} is a directory, not a file")
-    try:
-        return p.read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        raise FcanalyzeError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise FcanalyzeError(f"{path}: not a text file") from None
-
-
 def _starting_board(deal: str | None, board_file: str | None, variant: Variant) -> tuple[Board, str]:
     if (deal is None) == (board_file is None):
         raise click.UsageError("give exactly one of --deal N or --board FILE")
     if deal is not None:
         number = parse_deal_number(deal)
         return microsoft_deal(number, variant), f"deal {number}"
-    text, name = _read_text(board_file)
+    text, name = read_text(board_file, "board file")
     return parse_board(text, variant, source=name), name
 
 
@@ -147,7 +135,7 @@ def board(board_file, variant, cells, fmt, tens):
     the problem, with exit status 2.
     """
     rules = _variant(variant, cells)
-    text, name = _read_text(board_file)
+    text, name = read_text(board_file, "board file")
     _emit_board(parse_board(text, rules, source=name), fmt, {"variant": rules.name, "cells": rules.cells}, tens)
 
 
@@ -165,21 +153,55 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     """
     rules = _variant(variant, cells)
     start, what = _starting_board(deal_number, board_file, rules)
-    text, _ = _read_text(solution_file)
+    text, _ = read_text(solution_file, "solution file")
     verdict = replay(start, rules, text)
     click.echo(f"{what} ({rules.describe()}): {verdict.summary()}")
     if not verdict.won:
         sys.exit(1)
 
 
+class _Checked(click.ParamType):
+    """An option value checked by one of the library's own parsers, so that the CLI and
+    the Python API accept and refuse the same things with the same words."""
+
+    def __init__(self, name: str, check, convert=str):
+        self.name = name
+        self._check = check
+        self._convert = convert
+
+    def convert(self, value, param, ctx):
+        try:
+            return self._check(self._convert(value) if isinstance(value, str) else value)
+        except (FcanalyzeError, ValueError) as e:
+            self.fail(str(e), param, ctx)
+
+
+def _whole_number(text: str) -> int:
+    value = whole_number(text)
+    if value is None:
+        raise FcanalyzeError(f"{quote(text)} is not a whole number")
+    return value
+
+
+def _number(text: str) -> float:
+    if not re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", text.strip(), re.ASCII | re.IGNORECASE):
+        raise FcanalyzeError(f"{quote(text)} is not a number")
+    return float(text)
+
+
+NODES = _Checked("count", check_nodes, _whole_number)
+SECONDS = _Checked("seconds", check_seconds, _number)
+MEMORY = _Checked("size", parse_memory)
+
+
 def _budget_options(f):
     """--max-nodes, --max-seconds and --max-memory: when a search gives up with `unknown`."""
-    f = click.option("--max-memory", metavar="SIZE", default=None,
+    f = click.option("--max-memory", metavar="SIZE", type=MEMORY, default=None,
                      help="Memory for the search, like 2G or 512M. Default: 8G, which lets two "
                      "workers share a 24 GiB machine.")(f)
-    f = click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+    f = click.option("--max-seconds", type=SECONDS, default=None,
                      help="Give up after this many seconds. Default: no limit.")(f)
-    f = click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+    f = click.option("--max-nodes", type=NODES, default=None,
                      help="Give up after expanding this many positions. Default: no limit.")(f)
     return f
 
@@ -204,7 +226,7 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
         target = parse_deal_number(number)
         what = f"deal {target}"
     else:
-        text, what = _read_text(board_file)
+        text, what = read_text(board_file, "board file")
         target = parse_board(text, rules, source=what)
     result = solve_job(
         target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory
@@ -284,6 +306,10 @@ def lookup(number, solution_cells, as_json):
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}")
 
 
+def _seconds_or_zero(value: float) -> float:
+    return 0.0 if value == 0 else check_seconds(value)
+
+
 DEFAULT_SWEEP_DEALS = "1-1000"
 DEFAULT_SWEEP_CELLS = "4,2,1"
 
@@ -300,11 +326,12 @@ DEFAULT_SWEEP_CELLS = "4,2,1"
               help="Rules, as for 'fcanalyze solve' (the cell counts come from --cells).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
               help="Solver processes. Default: one per core.")
-@click.option("--max-seconds", type=click.FloatRange(min=0), default=30.0, show_default=True,
-              help="Per-job time budget; a job that runs out is recorded as unknown. 0: no limit.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+@click.option("--max-seconds", type=_Checked("seconds", _seconds_or_zero, _number), default=30.0,
+              show_default=True, help="Per-job time budget; a job that runs out is recorded as unknown. "
+              "0: no limit.")
+@click.option("--max-nodes", type=NODES, default=None,
               help="Per-job budget of positions expanded. Default: no limit.")
-@click.option("--max-memory", metavar="SIZE", default=None,
+@click.option("--max-memory", metavar="SIZE", type=MEMORY, default=None,
               help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit "
               "in 80% of this machine's memory.")
 @click.option("--retry-unknown", is_flag=True,

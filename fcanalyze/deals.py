@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .board import Board
 from .cards import DECK_SIZE
-from .errors import DealNumberError
+from .errors import DealNumberError, FcanalyzeError
+from .inputs import quote, read_text, whole_number
 from .variant import FREECELL, Variant
 
 FIRST_DEAL = 1
@@ -17,7 +18,7 @@ _MASK32 = 0xFFFFFFFF
 def check_deal_number(number: int) -> int:
     """`number` as an int if it is a Microsoft deal number, else DealNumberError."""
     if isinstance(number, bool) or not isinstance(number, int):
-        raise DealNumberError(f"a deal number must be an integer, got {number!r}")
+        raise DealNumberError(f"a deal number must be an integer, got {quote(repr(number))[1:-1]}")
     if not FIRST_DEAL <= number <= LAST_DEAL:
         raise DealNumberError(
             f"deal number {number} is out of range: Microsoft deals are "
@@ -72,14 +73,18 @@ def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
 def parse_deal_number(text: str) -> int:
     """A deal number from user text such as `617`, `11,982` or `8_589_934_591`."""
     cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned.lstrip("-").isdigit():
-        raise DealNumberError(f"a deal number must be a whole number, got {text!r}")
-    return check_deal_number(int(cleaned))
+    number = whole_number(cleaned.removeprefix("-"))
+    if number is None:
+        raise DealNumberError(f"a deal number must be a whole number, got {quote(text)}")
+    return check_deal_number(-number if cleaned.startswith("-") else number)
 
 
 # A sweep's job list is built in memory; this keeps a typo like 1-8589934591 from
 # trying to allocate billions of jobs.
 MAX_SWEEP_DEALS = 50_000_000
+# A list of every deal of a maximal sweep, one per line, is about 450 MB; ranges are
+# the way to write more.
+MAX_DEAL_LIST_BYTES = 64 << 20
 
 
 def parse_deal_ranges(text: str) -> list[int]:
@@ -93,10 +98,9 @@ def parse_deal_ranges(text: str) -> list[int]:
     if text.startswith("@"):
         path = text[1:]
         try:
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except OSError as e:
-            raise DealNumberError(f"cannot read deal list {path}: {e.strerror or e}") from None
+            lines = read_text(path, "deal list", limit=MAX_DEAL_LIST_BYTES)[0].splitlines()
+        except FcanalyzeError as e:
+            raise DealNumberError(str(e)) from None
         parts = []
         for number, line in enumerate(lines, start=1):
             line = line.split("#", 1)[0].strip()
@@ -109,18 +113,18 @@ def parse_deal_ranges(text: str) -> list[int]:
         prefix = f"{where}: " if where else ""
         part = part.strip()
         if not part:
-            raise DealNumberError(f"{prefix}empty item in deal list {text!r}")
+            raise DealNumberError(f"{prefix}empty item in deal list {quote(text)}")
         lo_text, dash, hi_text = part.partition("-")
         try:
             lo = parse_deal_number(lo_text)
             hi = parse_deal_number(hi_text) if dash else lo
         except DealNumberError as e:
-            raise DealNumberError(f"{prefix}bad deal range {part!r}: {e}") from None
+            raise DealNumberError(f"{prefix}bad deal range {quote(part)}: {e}") from None
         if hi < lo:
-            raise DealNumberError(f"{prefix}bad deal range {part!r}: it runs backwards")
+            raise DealNumberError(f"{prefix}bad deal range {quote(part)}: it runs backwards")
         spans.append((lo, hi))
     if not spans:
-        raise DealNumberError(f"no deals in {text!r}")
+        raise DealNumberError(f"no deals in {quote(text)}")
     total = sum(hi - lo + 1 for lo, hi in spans)
     if total > MAX_SWEEP_DEALS:
         raise DealNumberError(

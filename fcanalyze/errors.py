@@ -34,3 +34,4 @@ class VariantError(FcanalyzeError):
 
 class NotationError(FcanalyzeError):
     """A move that is not in standard notation."""
+

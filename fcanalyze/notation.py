@@ -7,6 +7,7 @@ import re
 from typing import NamedTuple
 
 from .errors import NotationError
+from .inputs import quote
 
 COLUMN, CELL, FOUNDATION = "column", "cell", "foundation"
 
@@ -72,16 +73,25 @@ def parse_move(token: str) -> Move:
     m = _MOVE_RE.fullmatch(token.strip().lower())
     if m is None:
         raise NotationError(
-            f"{token!r} is not a move; moves look like 3a, a5, 1h, 54 or 26v4 "
+            f"{quote(token)} is not a move; moves look like 3a, a5, 1h, 54 or 26v4 "
             "(columns 1-9 and 0 for the tenth, cells a-g and i, h for the foundation)"
         )
     source_kind, source = _place(m.group(1))
     dest_kind, dest = _place(m.group(2))
     count = None
     if m.group(3) is not None:
-        count = int(m.group(3), 16)
+        size = m.group(3)
+        # A run holds at most 52 cards (hex 34); a longer size is a typo, and turning
+        # thousands of hex digits into an int is slow and its decimal text refused.
+        if len(size) > 2:
+            written = f"v{size} ({int(size, 16):,} in decimal)" if len(size) <= 12 else f"of {len(size)} digits"
+            raise NotationError(
+                f"{quote(token)}: a run size {written} is more than a deck of 52 cards "
+                "(the size after v is hexadecimal, 1..34)"
+            )
+        count = int(size, 16)
         if count == 0:
-            raise NotationError(f"{token!r} moves no cards; the size after v must be at least 1")
+            raise NotationError(f"{quote(token)} moves no cards; the size after v must be at least 1")
     return Move(source_kind, source, dest_kind, dest, count)
 
 

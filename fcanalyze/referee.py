@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .board import Board
 from .errors import NotationError
+from .inputs import quote
 from .notation import Move, parse_move, solution_tokens
 from .rules import IllegalMove, Position
 from .variant import SequenceMoves, Variant
@@ -42,7 +43,7 @@ class Verdict:
                 "with sequence moves expanded"
             )
         if self.failed_move is not None:
-            return f"ILLEGAL: move {self.failed_move} ({self.token}): {self.reason}"
+            return f"ILLEGAL: move {self.failed_move} ({quote(self.token)[1:-1]}): {self.reason}"
         return f"NOT WON: {self.reason}"
 
 

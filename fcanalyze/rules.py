@@ -192,7 +192,10 @@ class Position:
             else:
                 count = 1
         if count > len(col):
-            raise IllegalMove(f"column {src + 1} holds only {len(col)} card(s), not {count}")
+            raise IllegalMove(
+                f"column {src + 1} holds only {len(col)} card(s), not {count} (v{count:x} is hexadecimal)"
+                if count > 9 else f"column {src + 1} holds only {len(col)} card(s), not {count}"
+            )
         if count > 1 and not self._is_run(col, count):
             raise IllegalMove(
                 f"the last {count} cards of column {src + 1} are not a run "

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import _engine
 from .board import Board
+from .budgets import Budgets
 from .deals import check_deal_number, microsoft_deal
 from .errors import FcanalyzeError
 from .referee import replay
@@ -56,23 +57,6 @@ class SolveResult:
         return asdict(self)
 
 
-def _parse_size(value: int | str | None) -> int | None:
-    """Bytes from an int or text like `2G`, `512M`, `1.5GiB`."""
-    if value is None or isinstance(value, int):
-        return value
-    text = value.strip().upper().removesuffix("IB").removesuffix("B")
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    scale = units.get(text[-1:], 1)
-    number = text[:-1] if text[-1:] in units else text
-    try:
-        size = int(float(number) * scale)
-    except ValueError:
-        raise FcanalyzeError(f"bad memory size {value!r}; write it like 2G or 512M") from None
-    if size <= 0:
-        raise FcanalyzeError(f"memory budget must be positive, got {value!r}")
-    return size
-
-
 @functools.lru_cache(maxsize=64)
 def _parsed_variant(spec: str, cells: int | None) -> Variant:
     # Sweeps solve thousands of deals under one variant; parse its text once.
@@ -101,10 +85,7 @@ def solve(
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
-    if max_nodes is not None and max_nodes <= 0:
-        raise FcanalyzeError(f"max_nodes must be positive, got {max_nodes}")
-    if max_seconds is not None and max_seconds <= 0:
-        raise FcanalyzeError(f"max_seconds must be positive, got {max_seconds}")
+    budgets = Budgets(max_nodes, max_seconds, max_memory)
     raw = _engine.solve(
         board.columns,
         board.cells,
@@ -114,9 +95,9 @@ def solve(
         same_suit=rules.build is Build.SUIT,
         kings_only=rules.empty_column is EmptyColumn.KINGS,
         sequence_moves=rules.sequence_moves.value,
-        max_nodes=max_nodes,
-        max_seconds=max_seconds,
-        max_memory=_parse_size(max_memory),
+        max_nodes=budgets.max_nodes,
+        max_seconds=budgets.max_seconds,
+        max_memory=budgets.max_memory,
     )
     moves = card_moves = None
     verify_seconds = 0.0

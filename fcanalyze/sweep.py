@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 import ctypes
-import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -18,8 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
+from .budgets import Budgets, parse_memory
 from .errors import FcanalyzeError
-from .solving import SOLVED, _parse_size, solve
+from .inputs import quote, whole_number
+from .solving import SOLVED, solve
 from .store import Dataset, Key, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
@@ -36,33 +37,6 @@ DEFAULT_MAX_SECONDS = 30.0
 # A worker sends its results at least this often (and at the end of each chunk).
 RESULT_BATCH_SECONDS = 0.05
 DEFAULT_MAX_MEMORY = 8 << 30
-
-
-@dataclass(frozen=True)
-class Budgets:
-    """Per-job limits; None means no limit."""
-
-    max_nodes: int | None = None
-    max_seconds: float | None = DEFAULT_MAX_SECONDS
-    max_memory: int | None = None
-
-    def text(self) -> str:
-        return _budgets_text(self)
-
-    def _text(self) -> str:
-        def show(v):
-            return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
-
-        return (
-            f"max_nodes={show(self.max_nodes)},max_seconds={show(self.max_seconds)},"
-            f"max_memory={show(self.max_memory)}"
-        )
-
-
-@functools.lru_cache(maxsize=16)
-def _budgets_text(budgets: Budgets) -> str:
-    # Every row carries it; a sweep has one.
-    return budgets._text()
 
 
 def default_workers() -> int:
@@ -88,11 +62,13 @@ def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
         items = []
         for part in text.split(","):
             part = part.strip()
-            lo, dash, hi = part.partition("-")
-            try:
-                items.extend(range(int(lo), int(hi) + 1) if dash else [int(part)])
-            except ValueError:
-                raise FcanalyzeError(f"bad cell count {part!r} in {text!r}; write e.g. 4 or 1,2,4 or 0-4") from None
+            lo_text, dash, hi_text = part.partition("-")
+            lo, hi = whole_number(lo_text), whole_number(hi_text) if dash else whole_number(lo_text)
+            if lo is None or hi is None:
+                raise FcanalyzeError(f"bad cell count {quote(part)} in {quote(text)}; write e.g. 4 or 1,2,4 or 0-4")
+            if hi - lo > MAX_CELLS:
+                raise FcanalyzeError(f"cell count {hi} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+            items.extend(range(lo, hi + 1))
     if not items:
         raise FcanalyzeError("no cell counts given; write e.g. --cells 4 or --cells 1,2,4")
     for k in items:
@@ -193,11 +169,7 @@ def plan_sweep(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
-    if max_nodes is not None and max_nodes <= 0:
-        raise FcanalyzeError(f"max_nodes must be positive, got {max_nodes}")
-    if max_seconds is not None and max_seconds <= 0:
-        raise FcanalyzeError(f"max_seconds must be positive, got {max_seconds}")
-    memory = _parse_size(max_memory) if max_memory is not None else default_max_memory(workers)
+    memory = parse_memory(max_memory) if max_memory is not None else default_max_memory(workers)
     budgets = Budgets(max_nodes, max_seconds, memory)
 
     dataset = Dataset.open(out)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .errors import VariantError
+from .inputs import quote, whole_number
 
 MIN_CELLS, MAX_CELLS = 0, 8
 MIN_COLUMNS, MAX_COLUMNS = 4, 10
@@ -47,10 +48,10 @@ class Variant:
 
     def __post_init__(self) -> None:
         if not isinstance(self.cells, int) or not MIN_CELLS <= self.cells <= MAX_CELLS:
-            raise VariantError(f"free cells must be {MIN_CELLS}..{MAX_CELLS}, got {self.cells!r}")
+            raise VariantError(f"free cells must be {MIN_CELLS}..{MAX_CELLS}, got {quote(self.cells)}")
         if not isinstance(self.columns, int) or not MIN_COLUMNS <= self.columns <= MAX_COLUMNS:
             raise VariantError(
-                f"columns must be {MIN_COLUMNS}..{MAX_COLUMNS}, got {self.columns!r}"
+                f"columns must be {MIN_COLUMNS}..{MAX_COLUMNS}, got {quote(self.columns)}"
             )
         # Accept the plain strings too, so Variant(build="suit") works from Python.
         object.__setattr__(self, "build", _enum(Build, self.build, "build"))
@@ -101,7 +102,7 @@ class Variant:
             preset = parts.pop(0).lower()
             if preset not in PRESETS:
                 raise VariantError(
-                    f"unknown variant {preset!r}; known: {', '.join(PRESETS)}"
+                    f"unknown variant {quote(preset)}; known: {', '.join(PRESETS)}"
                     " (optionally with overrides like ',empty=kings')"
                 )
             rules = dict(PRESETS[preset])
@@ -111,14 +112,14 @@ class Variant:
             field = _KEYS.get(key)
             if not sep or field is None:
                 raise VariantError(
-                    f"bad variant setting {part!r}; use key=value with keys "
+                    f"bad variant setting {quote(part)}; use key=value with keys "
                     f"{', '.join(_KEYS)}"
                 )
             if field in ("cells", "columns"):
-                try:
-                    rules[field] = int(value)
-                except ValueError:
-                    raise VariantError(f"{key} must be a number, got {value!r}") from None
+                number = whole_number(value)
+                if number is None:
+                    raise VariantError(f"{key} must be a whole number, got {quote(value)}")
+                rules[field] = number
             else:
                 rules[field] = value
         if cells is not None:
@@ -142,7 +143,7 @@ def _enum(kind, value, key):
         return kind(value)
     except ValueError:
         allowed = "|".join(m.value for m in kind)
-        raise VariantError(f"{key} must be one of {allowed}, got {value!r}") from None
+        raise VariantError(f"{key} must be one of {allowed}, got {quote(value)}") from None
 
 
 _KEYS = {

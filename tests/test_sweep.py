@@ -113,7 +113,7 @@ def test_deal_ranges_take_ranges_lists_and_files(tmp_path):
     ("1-8589934591", "more than one sweep takes"),
     ("seven", "whole number"),
     ("1,,2", "empty item"),
-    ("@/no/such/list", "cannot read deal list"),
+    ("@/no/such/list", "/no/such/list: no such file"),
 ])
 def test_bad_deal_ranges_say_what_is_wrong(text, message):
     with pytest.raises(FcanalyzeError, match=message):

@@ -47,7 +47,7 @@ def test_cells_are_separate_from_the_name():
         ("", "empty variant"),
         ("klondike", "unknown variant 'klondike'"),
         ("freecell,columns=11", "columns must be 4..10"),
-        ("freecell,columns=x", "columns must be a number"),
+        ("freecell,columns=x", "columns must be a whole number"),
         ("freecell,cells=9", "free cells must be 0..8"),
         ("freecell,build=rank", "build must be one of alternate|suit"),
         ("freecell,foo=1", "bad variant setting 'foo=1'"),

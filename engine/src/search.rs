@@ -427,6 +427,10 @@ impl Frontier {
             + self.seen.bytes()
     }
 
+    fn peak_bytes(&self) -> usize {
+        self.seen.peak_bytes().max(self.bytes())
+    }
+
     fn step(&mut self, rules: &Rules, meter: &mut Meter, moves: &mut Vec<Move>) -> Result<Step, Limit> {
         let Some((_, id)) = self.open.pop() else { return Ok(Step::Exhausted) };
         let depth = self.nodes[id as usize].depth;
@@ -535,8 +539,10 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
     let stored = |f: &[Frontier], d: &Option<DepthFirstSearch>, dropped: usize| {
         best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
     };
-    let bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
-        f.iter().map(Frontier::bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::bytes)
+    // An upper bound on the most held at once: each structure's own peak (its store's
+    // growth included), as if all had peaked together.
+    let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
+        f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
     };
     let mut turn = 0usize;
     let outcome = 'search: loop {
@@ -544,6 +550,19 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
+                    if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
+                        && search.seen.max_bytes() < budget
+                    {
+                        // The proof needs the memory best-first holds (or held, if its
+                        // strategies have all ended): best-first ends here.
+                        meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+                        dropped = best_first_stored(&frontiers, dropped);
+                        frontiers.clear();
+                        if let Some(search) = exhaustive.as_mut() {
+                            search.seen.set_max_bytes(budget);
+                        }
+                        continue 'search;
+                    }
                     break 'search match pass {
                         Pass::Settled(status, path, _) => {
                             Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped))
@@ -572,6 +591,7 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
                     break 'search Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, &exhaustive, dropped))
                 }
                 Ok(Step::Exhausted) | Ok(Step::OutOfMemory) => {
+                    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
                     dropped += frontiers.remove(k).seen.len();
                     continue;
                 }
@@ -590,8 +610,14 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
                 Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
         }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
+            for f in frontiers.iter_mut() {
+                // A strategy's store grows within what its own queue and positions leave
+                // of its share.
+                let others = f.bytes() - f.seen.bytes();
+                f.seen.set_others(others);
+            }
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
-            meter.note_memory(held + exhaustive.as_ref().map_or(0, DepthFirstSearch::bytes));
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive));
             if held > best_first_bytes || best_first_stored(&frontiers, dropped) >= BEST_FIRST_STATES {
                 dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
@@ -601,7 +627,7 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
             }
         }
     };
-    meter.note_memory(bytes(&frontiers, &exhaustive));
+    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
     outcome
 }
 
@@ -655,11 +681,16 @@ fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) 
     let mut search = DepthFirstSearch::new(root, rules, how, meter, meter.budget.max_memory);
     loop {
         if let Some(pass) = search.step(rules, meter) {
-            meter.note_memory(search.bytes());
+            meter.note_memory(search.peak_bytes());
             return pass;
         }
     }
 }
+
+/// More moves than a position has (8 cells and 10 columns give fewer than 200), and more
+/// cards than one move and its automatic moves can play.
+const MAX_LEVEL_MOVES: usize = 256;
+const DECK: usize = 52;
 
 /// A depth-first pass that runs a node at a time, so that it can share a core with
 /// best-first searches.
@@ -711,11 +742,49 @@ impl DepthFirstSearch {
 
     /// Everything the pass holds: the store, and the path with its moves and contexts.
     fn bytes(&self) -> usize {
-        self.seen.bytes()
-            + self.moves.capacity() * std::mem::size_of::<Move>()
+        self.seen.bytes() + self.path_bytes()
+    }
+
+    /// The path: its moves, the moves into it, its frames and their contexts. A path of
+    /// a million levels holds several hundred megabytes of these.
+    fn path_bytes(&self) -> usize {
+        self.moves.capacity() * std::mem::size_of::<Move>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.contexts.capacity() * std::mem::size_of::<(Hashes, ChildScorer)>()
+    }
+
+    /// Takes back the move just tried, so that `step` tries it again if the pass is given
+    /// more memory (`seen.set_max_bytes`), and says the memory budget ran out.
+    fn out_of_memory(&mut self, mark: usize, meter: &mut Meter) -> Pass {
+        undo_to(&mut self.state, &mut self.played, mark);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.next -= 1;
+        }
+        meter.note_memory(self.peak_bytes());
+        Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())
+    }
+
+    /// The bytes the path's vectors would add if the next level makes them grow (a full
+    /// vector doubles): a level adds a frame, a context, its moves and the moves into it.
+    fn path_growth(&self) -> usize {
+        fn growth<T>(v: &Vec<T>, room: usize) -> usize {
+            if v.capacity() - v.len() < room {
+                v.capacity().max(room) * std::mem::size_of::<T>()
+            } else {
+                0
+            }
+        }
+        growth(&self.moves, MAX_LEVEL_MOVES)
+            + growth(&self.played, DECK)
+            + growth(&self.frames, 1)
+            + growth(&self.contexts, 1)
+    }
+
+    /// The most the pass has held at once, the store's growth included (an upper bound:
+    /// the path's size is brought up to date every CHECK_EVERY nodes).
+    fn peak_bytes(&self) -> usize {
+        self.seen.peak_bytes().max(self.bytes())
     }
 
     /// Goes on until one more node is expanded; Some when the pass has ended.
@@ -742,6 +811,13 @@ impl DepthFirstSearch {
             let mark = self.played.len();
             self.played.push(self.state.play(m));
             self.state.autoplay_after(rules, m, &mut self.played);
+            // A vector of the path that is full doubles on the next level: stop before
+            // that would pass the budget rather than notice after. Like the store's own
+            // refusal below, this leaves the pass as it was, to go on with more memory.
+            let growth = self.path_growth();
+            if growth > 0 && self.bytes() + growth > self.seen.max_bytes() {
+                return Some(self.out_of_memory(mark, meter));
+            }
             // The child's hashes follow from its parent's; computing its fingerprint here
             // rather than keeping it with each untried move saves 27 bytes a move, and
             // paths of a million levels hold some fifteen million untried moves.
@@ -753,9 +829,7 @@ impl DepthFirstSearch {
                     undo_to(&mut self.state, &mut self.played, mark);
                     continue;
                 }
-                Err(OutOfMemory) => {
-                    return Some(Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len()))
-                }
+                Err(OutOfMemory) => return Some(self.out_of_memory(mark, meter)),
             }
             if self.state.is_won() {
                 return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
@@ -772,6 +846,8 @@ impl DepthFirstSearch {
                 }
             }
             if meter.nodes.is_multiple_of(CHECK_EVERY) {
+                // The store must grow within what the path leaves of the budget.
+                self.seen.set_others(self.path_bytes());
                 if let Some(limit) = meter.memory(self.bytes()) {
                     return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
                 }

@@ -7,6 +7,12 @@ pub struct FingerprintSet {
     slots: Vec<u128>,
     len: usize,
     max_bytes: usize,
+    /// Bytes held by whatever else shares the budget (a search's path, other tables),
+    /// as its owner last said: growth must leave room for them too.
+    others: usize,
+    /// The most this table and the others have held together, the moment of growth
+    /// (when the old and the new table both exist) included.
+    peak: usize,
 }
 
 /// The store would need more memory than its budget allows.
@@ -18,12 +24,29 @@ const INITIAL_SLOTS: usize = 1 << 12;
 
 impl FingerprintSet {
     pub fn new(max_bytes: usize) -> FingerprintSet {
-        FingerprintSet { slots: vec![EMPTY; INITIAL_SLOTS], len: 0, max_bytes }
+        let slots = vec![EMPTY; INITIAL_SLOTS];
+        let peak = slots.len() * std::mem::size_of::<u128>();
+        FingerprintSet { slots, len: 0, max_bytes, others: 0, peak }
+    }
+
+    /// Says how many bytes the rest of the search holds now; growth counts them.
+    pub fn set_others(&mut self, bytes: usize) {
+        self.others = bytes;
+        self.peak = self.peak.max(self.bytes() + bytes);
+    }
+
+    /// The most this table and the others (as last set) have held at once.
+    pub fn peak_bytes(&self) -> usize {
+        self.peak
     }
 
     /// Lets the table grow to `max_bytes` (growth included) from now on.
     pub fn set_max_bytes(&mut self, max_bytes: usize) {
         self.max_bytes = max_bytes;
+    }
+
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
     }
 
     pub fn len(&self) -> usize {
@@ -85,12 +108,15 @@ impl FingerprintSet {
         }
     }
 
-    /// Doubles the table. While rehashing both tables exist, so both count against the budget.
+    /// Doubles the table. While rehashing both tables exist, so both count against the
+    /// budget, with what the rest of the search holds.
     fn grow(&mut self) -> Result<(), OutOfMemory> {
         let new_len = self.slots.len() * 2;
-        if (new_len + self.slots.len()) * std::mem::size_of::<u128>() > self.max_bytes {
+        let during = (new_len + self.slots.len()) * std::mem::size_of::<u128>() + self.others;
+        if during > self.max_bytes {
             return Err(OutOfMemory);
         }
+        self.peak = self.peak.max(during);
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; new_len]);
         let mask = new_len - 1;
         for fp in old.into_iter().filter(|&s| s != EMPTY) {
@@ -144,5 +170,20 @@ mod tests {
         }
         assert_eq!(result, Err(OutOfMemory));
         assert!(set.bytes() <= 200_000);
+        assert!(set.peak_bytes() <= 200_000);
+    }
+
+    #[test]
+    fn growth_leaves_room_for_the_others_and_the_peak_counts_both_tables() {
+        let key = |i: u128| i.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+        let fill = |set: &mut FingerprintSet| (1..1_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
+        let mut alone = FingerprintSet::new(1 << 20);
+        let mut shared = FingerprintSet::new(1 << 20);
+        shared.set_others(1 << 19);
+        let (n_alone, n_shared) = (fill(&mut alone), fill(&mut shared));
+        assert!(n_shared < n_alone, "{n_shared} {n_alone}");
+        assert!(shared.peak_bytes() <= 1 << 20 && shared.peak_bytes() >= shared.bytes() + (1 << 19));
+        // The last growth had the old table and the new one at once: half again the table.
+        assert_eq!(alone.peak_bytes(), alone.bytes() * 3 / 2);
     }
 }

@@ -1,0 +1,102 @@
+"""Search budgets (positions, seconds, memory): parsed and range-checked once, where input arrives."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from .errors import FcanalyzeError
+from .inputs import quote
+
+# Beyond these a budget is a typo, not a plan: the engine expands about a million
+# positions a second, so 10^15 positions is decades; 10^7 seconds is four months; no
+# machine this runs on has a pebibyte. Rejecting them keeps numbers like 1e30 from
+# overflowing the engine's integers deep inside a sweep.
+MAX_NODES = 10**15
+MAX_SECONDS = 1e7
+MAX_MEMORY = 1 << 50
+# Below this the search cannot even hold its first table; such a budget is a mistake
+# (512 instead of 512M), so say so rather than record every job as unknown.
+MIN_MEMORY = 1 << 20
+
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+
+
+def check_nodes(value: int | None) -> int | None:
+    """A positions budget: None (no limit) or a whole number 1..10^15."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FcanalyzeError(f"max_nodes must be a whole number, got {quote(value)}")
+    if not 1 <= value <= MAX_NODES:
+        raise FcanalyzeError(f"max_nodes must be 1..{MAX_NODES:,}, got {quote(value)}")
+    return value
+
+
+def check_seconds(value: float | None) -> float | None:
+    """A time budget: None (no limit) or a number of seconds above 0 and at most 10^7."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise FcanalyzeError(f"max_seconds must be a number, got {quote(value)}") from None
+    if math.isnan(seconds) or not 0 < seconds <= MAX_SECONDS:
+        raise FcanalyzeError(
+            f"max_seconds must be above 0 and at most {MAX_SECONDS:,.0f}, got {quote(value)}; "
+            "leave it out for no limit"
+        )
+    return seconds
+
+
+def parse_memory(value: int | str | None) -> int | None:
+    """Bytes from an int or text like `2G`, `512M`, `1.5GiB`: 1 MiB..1 PiB, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise FcanalyzeError(f"bad memory size {quote(value)}; write it like 2G or 512M")
+    if isinstance(value, int):
+        size = value
+    else:
+        text = str(value).strip().upper().removesuffix("IB").removesuffix("B")
+        scale = _UNITS.get(text[-1:], 1)
+        number = text[:-1] if text[-1:] in _UNITS else text
+        # float() also takes 'inf', 'nan', '1e30' and non-ASCII digits; only plain
+        # decimal numbers are sizes.
+        if not number or not all(c in "0123456789." for c in number) or number.count(".") > 1 or number == ".":
+            raise FcanalyzeError(f"bad memory size {quote(value)}; write it like 2G or 512M")
+        size = int(float(number) * scale)
+    if not MIN_MEMORY <= size <= MAX_MEMORY:
+        raise FcanalyzeError(f"memory budget must be 1M..1P, got {quote(value)}")
+    return size
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Per-job limits, checked on construction; None means no limit."""
+
+    max_nodes: int | None = None
+    max_seconds: float | None = None
+    max_memory: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
+        object.__setattr__(self, "max_seconds", check_seconds(self.max_seconds))
+        object.__setattr__(self, "max_memory", parse_memory(self.max_memory))
+
+    def text(self) -> str:
+        """As the dataset's `budgets` column records it: `max_nodes=none,max_seconds=30,max_memory=...`."""
+        return _budgets_text(self)
+
+
+@functools.lru_cache(maxsize=16)
+def _budgets_text(budgets: Budgets) -> str:
+    # Every row of a sweep carries it, and a sweep has one.
+    def show(v: float | None) -> str:
+        return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
+
+    return (
+        f"max_nodes={show(budgets.max_nodes)},max_seconds={show(budgets.max_seconds)},"
+        f"max_memory={show(budgets.max_memory)}"
+    )

@@ -1,0 +1,98 @@
+"""Bad input of every kind found in review: one `Error:` line, exit status 2, nothing echoed at length."""
+
+from __future__ import annotations
+
+import pytest
+
+import fcanalyze
+from fcanalyze.budgets import Budgets, parse_memory
+
+
+def _one_error_line(result, message):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert message in lines[0], lines[0]
+    assert len(lines[0]) < 400
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        # Budgets that would overflow the engine, or mean nothing.
+        (["solve", "1", "--max-memory", "inf"], "bad memory size 'inf'"),
+        (["solve", "1", "--max-memory", "1e30"], "bad memory size '1e30'"),
+        (["solve", "1", "--max-memory", "2000P"], "memory budget must be 1M..1P"),
+        (["solve", "1", "--max-memory", "512"], "memory budget must be 1M..1P"),
+        (["solve", "1", "--max-nodes", "1e23"], "'1e23' is not a whole number"),
+        (["solve", "1", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1..1,000,000,000,000,000"),
+        (["solve", "1", "--max-seconds", "nan"], "'nan' is not a number"),
+        (["solve", "1", "--max-seconds", "inf"], "'inf' is not a number"),
+        (["solve", "1", "--max-seconds", "1e12"], "max_seconds must be above 0 and at most 10,000,000"),
+        (["sweep", "--max-memory", "1e30"], "bad memory size '1e30'"),
+        (["sweep", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1.."),
+        (["sweep", "--max-seconds", "nan"], "'nan' is not a number"),
+        (["sweep", "--max-seconds", "-1"], "max_seconds must be above 0"),
+        # Digits that str.isdigit() takes and int() does not, or int() takes and should not.
+        (["deal", "²"], "a deal number must be a whole number, got '²'"),
+        (["solve", "³"], "a deal number must be a whole number, got '³'"),
+        (["deal", "٣"], "a deal number must be a whole number"),
+        (["deal", "--", "--5"], "a deal number must be a whole number, got '--5'"),
+        (["verify", "--deal", "²", "-"], "a deal number must be a whole number"),
+        (["sweep", "--deals", "1-²"], "bad deal range '1-²'"),
+        (["sweep", "--cells", "٣"], "bad cell count '٣'"),
+        (["sweep", "--cells", "0-99999999999999"], "out of range: 0..8"),
+        (["solve", "1", "--variant", "freecell,columns=٣"], "columns must be a whole number"),
+        (["deal", "9" * 5000], "a deal number must be a whole number, got '999"),
+        # Unbounded reads.
+        (["board", "/dev/zero"], "/dev/zero is larger than 16 MiB"),
+        (["verify", "--deal", "1", "/dev/zero"], "/dev/zero is larger than 16 MiB"),
+        (["sweep", "--deals", "@/dev/zero"], "/dev/zero is larger than 64 MiB"),
+    ],
+)
+def test_bad_input_is_one_short_error_line(run_cli, args, message):
+    _one_error_line(run_cli(*args), message)
+
+
+def test_a_board_with_a_unicode_digit_rank_is_refused(run_cli):
+    _one_error_line(run_cli("board", "-", input="Foundations: H-² \n"), "bad foundation 'H-²'")
+
+
+def test_a_megabyte_of_garbage_is_quoted_by_a_short_prefix(run_cli, tmp_path):
+    junk = tmp_path / "junk.txt"
+    junk.write_text("Q" * 2_000_000)
+    _one_error_line(run_cli("board", str(junk)), "unknown card 'QQQQ")
+    result = run_cli("verify", "--deal", "1", str(junk))
+    assert result.exit_code == 1 and len(result.stdout) < 400 and "is not a move" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "solution,message",
+    [
+        ("12v" + "f" * 5000, "a run size of 5000 digits is more than a deck of 52 cards"),
+        ("26v99999999", "a run size v99999999 (2,576,980,377 in decimal) is more than a deck"),
+        ("26v20", "column 2 holds only 7 card(s), not 32 (v20 is hexadecimal)"),
+    ],
+)
+def test_absurd_run_sizes_are_illegal_moves_said_plainly(run_cli, solution, message):
+    result = run_cli("verify", "--deal", "1", "-", input=solution)
+    assert result.exit_code == 1 and message in result.stdout and len(result.stdout) < 400, result.output
+
+
+def test_budgets_check_their_ranges_from_python_too():
+    assert Budgets(10, 2.5, "1.5G") == Budgets(10, 2.5, 3 << 29)
+    assert parse_memory("512MiB") == 512 << 20
+    for bad in ({"max_memory": float("inf")}, {"max_seconds": float("nan")}, {"max_nodes": 10**30},
+                {"max_nodes": 1.5}, {"max_memory": "²G"}, {"max_seconds": 0}):
+        with pytest.raises(fcanalyze.FcanalyzeError):
+            Budgets(**bad)
+    with pytest.raises(fcanalyze.FcanalyzeError, match="max_seconds"):
+        fcanalyze.solve(1, max_seconds=float("nan"))
+
+
+def test_the_engine_binding_refuses_a_nan_budget_itself():
+    from fcanalyze import _engine
+    board = fcanalyze.microsoft_deal(1)
+    with pytest.raises(ValueError, match="budgets must be positive"):
+        _engine.solve(board.columns, board.cells, board.foundations, n_cells=4, n_columns=8,
+                      max_seconds=float("nan"))
