@@ -1,34 +1,64 @@
 """fcanalyze: decide, measure and compare Microsoft FreeCell deals across free-cell counts."""
 
-try:
-    from ._engine import __version__
-except ImportError as e:  # pragma: no cover - only without a build
-    raise ImportError(
-        "fcanalyze's Rust engine (fcanalyze._engine) is not built here. Install with "
-        "'pip install .' and run from outside the source tree, or use 'pip install -e .' "
-        "to build it in place."
-    ) from e
-from .board import Board, format_board, parse_board
-from .cards import card_text, parse_card
-from .deals import LAST_DEAL, microsoft_deal
-from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
-from .solving import SolveResult, solve
-from .variant import FREECELL, Variant
+from __future__ import annotations
 
-__all__ = [
-    "Board",
-    "BoardError",
-    "DealNumberError",
-    "FREECELL",
-    "FcanalyzeError",
-    "LAST_DEAL",
-    "NotationError",
-    "Variant",
-    "__version__",
-    "card_text",
-    "format_board",
-    "microsoft_deal",
-    "parse_board",
-    "parse_card",
-    "solve",
-]
+import importlib
+from typing import TYPE_CHECKING
+
+# The names below load on first use (PEP 562), so that `import fcanalyze.launch` costs
+# next to nothing: the command line can then catch Ctrl-C from its very first moment.
+_EXPORTS = {
+    "Board": "board",
+    "format_board": "board",
+    "parse_board": "board",
+    "card_text": "cards",
+    "parse_card": "cards",
+    "LAST_DEAL": "deals",
+    "microsoft_deal": "deals",
+    "BoardError": "errors",
+    "DealNumberError": "errors",
+    "FcanalyzeError": "errors",
+    "NotationError": "errors",
+    "VariantError": "errors",
+    "SolveResult": "solving",
+    "solve": "solving",
+    "FREECELL": "variant",
+    "Variant": "variant",
+    "__version__": "_engine",
+}
+
+__all__ = sorted(_EXPORTS)
+
+ENGINE_MISSING = (
+    "fcanalyze's Rust engine (fcanalyze._engine) is not built here. Install with "
+    "'pip install .' and run from outside the source tree, or use 'pip install -e .' "
+    "to build it in place."
+)
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fcanalyze' has no attribute {name!r}")
+    try:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}._engine":
+            raise
+        raise ImportError(ENGINE_MISSING) from e
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from ._engine import __version__
+    from .board import Board, format_board, parse_board
+    from .cards import card_text, parse_card
+    from .deals import LAST_DEAL, microsoft_deal
+    from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
+    from .solving import SolveResult, solve
+    from .variant import FREECELL, Variant

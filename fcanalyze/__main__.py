@@ -1,5 +1,5 @@
 """`python -m fcanalyze`: the same as the `fcanalyze` command."""
 
-from .cli import main
+from .launch import main
 
 main()

@@ -64,7 +64,10 @@ def parse_memory(value: int | str | None) -> int | None:
         number = text[:-1] if text[-1:] in _UNITS else text
         # float() also takes 'inf', 'nan', '1e30' and non-ASCII digits; only plain
         # decimal numbers are sizes.
-        if not number or not all(c in "0123456789." for c in number) or number.count(".") > 1 or number == ".":
+        # (A number of more than 20 characters is past the limit anyway, and float()
+        # makes a long enough one infinite.)
+        if (not number or len(number) > 20 or not all(c in "0123456789." for c in number)
+                or number.count(".") > 1 or number == "."):
             raise FcanalyzeError(f"bad memory size {quote(value)}; write it like 2G or 512M")
         size = int(float(number) * scale)
     if not MIN_MEMORY <= size <= MAX_MEMORY:

@@ -15,6 +15,7 @@ from .budgets import check_nodes, check_seconds, parse_memory
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
 from .inputs import quote, read_text, whole_number
+from .outputs import write_atomically
 from .referee import replay
 from .solving import solve as solve_job
 from .variant import MAX_CELLS, MIN_CELLS, Variant
@@ -43,6 +44,11 @@ class FcanalyzeGroup(click.Group):
             click.echo("Aborted.", err=True)
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 job`, `2,000 jobs`."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _fail(message: str, code: int):
@@ -369,7 +375,7 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
     finally:
         plan.close()
         logs.shutdown()
-    click.echo(f"{summary.variant}: {summary.jobs:,} jobs in {summary.path} "
+    click.echo(f"{summary.variant}: {_count(summary.jobs, 'job')} in {summary.path} "
                f"({summary.already_done:,} were already there, {summary.ran:,} run now)")
     click.echo(summary.table())
     if summary.ran:
@@ -379,8 +385,9 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
             + (f"; {summary.worker_deaths} worker(s) died and were replaced" if summary.worker_deaths else "")
         )
     if summary.interrupted:
-        click.echo(f"Interrupted: the {summary.ran:,} jobs finished are kept in {summary.path}; "
-                   "run the same command again to resume.", err=True)
+        finished = "no job had finished" if not summary.ran else (
+            f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
+        click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
         sys.exit(130)
 
 
@@ -389,8 +396,6 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
 @click.argument("output", metavar="OUT")
 def export(dataset_dir, output):
     """Write a sweep's dataset DIR as one file OUT (.parquet or .csv), sorted by variant, cells and deal."""
-    import os
-
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
@@ -401,13 +406,16 @@ def export(dataset_dir, output):
         raise FcanalyzeError(f"cannot tell the format of {output}: name it *.parquet or *.csv")
     if target.is_dir():
         raise FcanalyzeError(f"{output} is a directory; give a file name")
+    source = Path(dataset_dir)
+    if source.is_dir() and source.resolve() in target.resolve().parents:
+        # Every later read of DIR (report, resume, pandas) would take the copy's rows as
+        # more rows, and count each job twice.
+        raise FcanalyzeError(f"{output} is inside the dataset {dataset_dir}; write it somewhere else")
     table = read_dataset(dataset_dir).sort_by([("variant", "ascending"), ("cells", "ascending"), ("deal", "ascending")])
-    tmp = target.with_name(f".{target.name}.tmp")
     if target.suffix.lower() == ".csv":
-        pacsv.write_csv(table, tmp)
+        write_atomically(target, lambda p: pacsv.write_csv(table, p))
     else:
-        pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, target)
+        write_atomically(target, lambda p: pq.write_table(table, p, compression="zstd"))
     click.echo(f"wrote {table.num_rows:,} rows to {output}")
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import re
+import socket
 import time
 
 from .errors import FcanalyzeError
+from .inputs import quote
 from .sweep import FLUSH_SECONDS, SweepPlan, error_row, solve_chunk
 
 log = logging.getLogger(__name__)
@@ -30,11 +33,39 @@ def _take(plan: SweepPlan, chunk: list[tuple[int, int, int]], result) -> None:
         plan._record(row)
 
 
+_ADDRESS = re.compile(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?", re.ASCII)
+DEFAULT_PORT = 8786
+
+
+def check_scheduler_address(address: str) -> tuple[str, int]:
+    """(host, port) of a scheduler address like `tcp://host:8786`, `host:8786` or
+    `host`, or a one-line FcanalyzeError. Checked before anything starts, because Dask
+    itself answers a malformed address only after a 20 s timeout."""
+    m = _ADDRESS.fullmatch(address.strip())
+    port = int(m.group(3)) if m and m.group(3) else DEFAULT_PORT
+    if m is None or not 0 < port < 65536:
+        raise FcanalyzeError(
+            f"--scheduler {quote(address)} is not a scheduler address; write it like tcp://host:8786 or host:8786"
+        )
+    return m.group(2).strip("[]"), port
+
+
+def _reachable(address: str) -> None:
+    """Fails at once, not after Dask's connect timeout, when nothing listens there."""
+    host, port = check_scheduler_address(address)
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except OSError as e:
+        reason = e.strerror or str(e) or type(e).__name__
+        raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+
 def _client(address: str):
     try:
         from dask.distributed import Client
     except ImportError:
         raise FcanalyzeError("--scheduler needs Dask: pip install 'fcanalyze[dask]'") from None
+    _reachable(address)
     try:
         return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
@@ -55,7 +86,7 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
         if threads == 0:
             raise FcanalyzeError(f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'")
         log.info("Dask cluster at %s: %d worker thread(s)", address, threads)
-        size = max(1, min(MAX_CHUNK, len(plan.jobs) // (threads * 8)))
+        size = max(1, min(MAX_CHUNK, plan.to_run // (threads * 8)))
         in_flight: dict = {}
         with client.as_current():
             completed = as_completed([], with_results=True, raise_errors=False)
@@ -76,7 +107,7 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
 
         submit_ready()
         last_flush = time.monotonic()
-        while in_flight or plan.pending:
+        while in_flight or plan.has_pending():
             if plan.stop_requested:
                 client.cancel(list(in_flight))
                 break

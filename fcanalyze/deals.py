@@ -79,20 +79,17 @@ def parse_deal_number(text: str) -> int:
     return check_deal_number(-number if cleaned.startswith("-") else number)
 
 
-# A sweep's job list is built in memory; this keeps a typo like 1-8589934591 from
-# trying to allocate billions of jobs.
-MAX_SWEEP_DEALS = 50_000_000
-# A list of every deal of a maximal sweep, one per line, is about 450 MB; ranges are
-# the way to write more.
+# A list of every deal of a big sweep, one per line, runs to hundreds of megabytes;
+# ranges are the way to write more.
 MAX_DEAL_LIST_BYTES = 64 << 20
 
 
-def parse_deal_ranges(text: str) -> list[int]:
-    """Deal numbers from text like `1-32000`, `1-100,617,11982` or `@FILE`.
+def parse_deal_spans(text: str) -> list[tuple[int, int]]:
+    """Deal numbers from text like `1-32000`, `1-100,617,11982` or `@FILE`, as sorted,
+    disjoint, inclusive (first, last) spans: a range of any size in constant memory.
 
     A file holds one number or range per line; blank lines and `#` comments are
-    skipped. The result is sorted and has no repeats. Raises DealNumberError for
-    anything malformed, out of range or empty.
+    skipped. Raises DealNumberError for anything malformed, out of range or empty.
     """
     text = text.strip()
     if text.startswith("@"):
@@ -125,12 +122,20 @@ def parse_deal_ranges(text: str) -> list[int]:
         spans.append((lo, hi))
     if not spans:
         raise DealNumberError(f"no deals in {quote(text)}")
-    total = sum(hi - lo + 1 for lo, hi in spans)
-    if total > MAX_SWEEP_DEALS:
-        raise DealNumberError(
-            f"{total:,} deals is more than one sweep takes ({MAX_SWEEP_DEALS:,}); split the range"
-        )
-    if len(spans) == 1:
-        lo, hi = spans[0]
-        return list(range(lo, hi + 1))
-    return sorted({d for lo, hi in spans for d in range(lo, hi + 1)})
+    return merge_spans(spans)
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint spans covering the same deals (overlapping and touching ones joined)."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def parse_deal_ranges(text: str) -> list[int]:
+    """The deals of `parse_deal_spans(text)` as a sorted list without repeats."""
+    return [d for lo, hi in parse_deal_spans(text) for d in range(lo, hi + 1)]

@@ -36,6 +36,8 @@ def read_text(path: str, what: str = "file", limit: int = MAX_INPUT_BYTES) -> tu
         data, name = sys.stdin.buffer.read(limit + 1), "<stdin>"
     else:
         name = path
+        if "\x00" in path:
+            raise FcanalyzeError(f"{quote(path)} is not a file name (it holds a NUL character)")
         if os.path.isdir(path):
             raise FcanalyzeError(f"{path} is a directory, not a {what}")
         try:

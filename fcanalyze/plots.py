@@ -9,14 +9,18 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .outputs import write_atomically  # noqa: E402
+
 DPI = 110
 
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    try:
+        # savefig takes the format from the name, which the temporary file's lacks.
+        return write_atomically(path, lambda p: fig.savefig(p, dpi=DPI, format="png"))
+    finally:
+        plt.close(fig)
 
 
 def _variants(report) -> list[str]:
@@ -85,7 +89,10 @@ def min_cells(report, path: Path) -> Path:
     width = 0.8 / len(variants)
     labels = sorted(dist["min_cells"].unique(), key=lambda v: (v == "none run", v))
     for i, variant in enumerate(variants):
-        rows = dist[dist["variant"] == variant].set_index("min_cells").reindex(labels, fill_value=0)
+        # Only the counts are reindexed: a variant without some label gets zeros there
+        # (filling the text column `variant` with 0 is what pandas refuses).
+        counts = dist[dist["variant"] == variant].set_index("min_cells")[["deals_exact", "deals_upper_bound"]]
+        rows = counts.reindex(labels, fill_value=0)
         xs = [j + (i - (len(variants) - 1) / 2) * width for j in range(len(labels))]
         tag = "" if len(variants) == 1 else f"{variant}: "
         ax.bar(xs, rows["deals_exact"], width=width, label=f"{tag}exact")

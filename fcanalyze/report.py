@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import FcanalyzeError
+from .outputs import write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .store import read_dataset
 
@@ -299,14 +300,11 @@ class Report:
             for suffix, writer in ((".csv", lambda f, p: f.to_csv(p, index=False)),
                                    (".parquet", lambda f, p: f.astype({c: str for c in f.columns
                                                                         if f[c].dtype == object}).to_parquet(p, index=False))):
-                path = out / f"{name}{suffix}"
-                writer(frame, path)
-                written.append(path)
+                written.append(write_atomically(out / f"{name}{suffix}", lambda p: writer(frame, p)))
         images = plots.draw_all(self, out)
         written += images
         markdown = self.markdown(source, [p.name for p in images])
-        (out / "report.md").write_text(markdown, encoding="utf-8")
-        written.append(out / "report.md")
+        written.append(write_atomically(out / "report.md", lambda p: p.write_text(markdown, encoding="utf-8")))
         return written
 
     def markdown(self, source: str, images: list[str]) -> str:

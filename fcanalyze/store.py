@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -14,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import FcanalyzeError
+from .jobs import Key
 
 # One row per (deal, variant, cells). The README documents every column.
 SCHEMA = pa.schema(
@@ -45,7 +47,6 @@ SCHEMA = pa.schema(
 )
 COLUMNS = tuple(SCHEMA.names)
 KEY = ("deal", "variant", "cells")
-Key = tuple[int, str, int]
 
 
 class Row(NamedTuple):
@@ -184,6 +185,8 @@ class Dataset:
     where: dict[Key, Path] = field(default_factory=dict)
     status: dict[Key, str] = field(default_factory=dict)
     _lock: object = None
+    # Why the dataset cannot be written (a read-only mount), or "" if it can.
+    read_only: str = ""
     _current: Path | None = None
     _current_table: pa.Table | None = None
     _rewrites: int = 0
@@ -196,7 +199,14 @@ class Dataset:
             path.mkdir(parents=True, exist_ok=True)
             lock = open(path / ".lock", "w")  # noqa: SIM115 - held for the sweep's life
         except OSError as e:
-            raise FcanalyzeError(f"cannot write to {path}: {e.strerror or e}") from None
+            if not path.is_dir() or e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise FcanalyzeError(f"cannot write to {path}: {e.strerror or e}") from None
+            # A finished dataset on a read-only mount can still say what it holds; the
+            # sweep refuses only if it has jobs left to run.
+            dataset = cls(path, read_only=e.strerror or str(e))
+            for file in part_files(path):
+                dataset._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
+            return dataset
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

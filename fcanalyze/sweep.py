@@ -21,7 +21,8 @@ from .budgets import Budgets, parse_memory
 from .errors import FcanalyzeError
 from .inputs import quote, whole_number
 from .solving import SOLVED, solve
-from .store import Dataset, Key, Row
+from .jobs import DealSpans, JobSpace, Key
+from .store import Dataset, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,11 @@ DEFAULT_MAX_SECONDS = 30.0
 # A worker sends its results at least this often (and at the end of each chunk).
 RESULT_BATCH_SECONDS = 0.05
 DEFAULT_MAX_MEMORY = 8 << 30
+# A dataset keeps its rows' keys and statuses in memory (some 200 bytes a row); past
+# this many jobs a sweep belongs in several datasets.
+MAX_SWEEP_JOBS = 50_000_000
+# Done jobs the cursor passes over in one call to next_chunk.
+MAX_SKIPS_PER_CHUNK = 20_000
 
 
 def default_workers() -> int:
@@ -157,15 +163,31 @@ def plan_sweep(
 ) -> SweepPlan:
     """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
     before any work starts. FcanalyzeError says what is wrong."""
-    from .deals import check_deal_number, parse_deal_ranges
+    from .deals import parse_deal_spans
 
-    deal_list = parse_deal_ranges(deals) if isinstance(deals, str) else [check_deal_number(d) for d in deals]
-    if not deal_list:
+    deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
+    if not len(deal_spans):
         raise FcanalyzeError("no deals to sweep")
     cell_list = parse_cells(cells)
     rules = Variant.parse(variant)
-    if scheduler is not None and workers is not None:
-        raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
+    if any(part.partition("=")[0].strip().lower() == "cells" for part in variant.split(",")):
+        raise FcanalyzeError(
+            f"--variant {quote(variant)} sets cells, which a sweep takes from --cells; "
+            f"write --cells {rules.cells} (or a list like --cells 0-4) instead"
+        )
+    space = JobSpace(deal_spans, cell_list, rules.name)
+    if len(space) > MAX_SWEEP_JOBS:
+        raise FcanalyzeError(
+            f"{len(space):,} jobs ({len(deal_spans):,} deals x {len(cell_list)} cell counts) is more than one "
+            f"sweep takes ({MAX_SWEEP_JOBS:,}): a dataset keeps an index of its rows in memory. "
+            "Split the range into several sweeps (several --out directories)"
+        )
+    if scheduler is not None:
+        from .cluster import check_scheduler_address
+
+        check_scheduler_address(scheduler)
+        if workers is not None:
+            raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
@@ -173,7 +195,13 @@ def plan_sweep(
     budgets = Budgets(max_nodes, max_seconds, memory)
 
     dataset = Dataset.open(out)
-    return SweepPlan(dataset, rules, deal_list, cell_list, budgets, workers, retry_unknown, progress, scheduler)
+    plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, scheduler)
+    if plan.to_run and dataset.read_only:
+        dataset.close()
+        raise FcanalyzeError(
+            f"cannot write to {dataset.path} ({dataset.read_only}), and {plan.to_run:,} of its jobs are still to run"
+        )
+    return plan
 
 
 # --- the worker side ------------------------------------------------------------------------
@@ -286,37 +314,50 @@ class _Worker:
 class SweepPlan:
     """A checked sweep with its dataset open: run() does the work, close() releases the dataset."""
 
-    def __init__(self, dataset, rules, deals, cells, budgets, workers, retry_unknown, progress, scheduler=None):
+    def __init__(self, dataset, rules, space, budgets, workers, retry_unknown, progress, scheduler=None):
         self.dataset = dataset
         self.rules = rules
+        self.space: JobSpace = space
         self.budgets = budgets
         self.n_workers = workers
         self.progress = progress
-        name = rules.name
-        keys: list[Key] = [(d, name, k) for k in cells for d in deals]
-        self.all_keys = keys
-        redo = {"unknown", ERROR} if retry_unknown else set()
-        status = dataset.status
-        self.jobs = [key for key in keys if key not in status or status[key] in redo]
-        self.replacing = {key for key in self.jobs if key in status}
-        self.summary = SweepSummary(dataset.path, name, len(keys), len(keys) - len(self.jobs))
-        self.attempts = collections.Counter()
+        # Statuses whose rows are run again (and replaced).
+        self.redo = {"unknown", ERROR} if retry_unknown else set()
+        already_done = sum(
+            1 for key, status in dataset.status.items() if status not in self.redo and key in space
+        )
+        self.to_run = len(space) - already_done
+        self.summary = SweepSummary(dataset.path, rules.name, len(space), already_done)
+        self.attempts: collections.Counter = collections.Counter()
         self.stop_requested = False
         self.buffer: list[Row] = []
         self.host = socket.gethostname()
         self.last_postfix = 0.0
         self.counts: collections.Counter = collections.Counter()
-        self.recorded: set[Key] = set()
         self.scheduler = scheduler
-        # Job indices not yet handed out, in order: every deal at the most cells first,
-        # so that a proof with more cells is there to settle the same deal with fewer.
-        self.pending: collections.deque[int] = collections.deque(range(len(self.jobs)))
+        # Jobs are handed out in the space's order by a cursor, which skips the ones
+        # the dataset already has. Indices handed out and given back (a dead worker's,
+        # or jobs that waited for a verdict with more cells) go before it.
+        self.cursor = 0
+        self.handed_out = 0
+        self.requeued: collections.deque[int] = collections.deque()
         # Jobs held back until the job they wait for (the same deal with the next
         # larger cell count of this sweep, still to finish) has its row.
         self.waiting: dict[Key, list[int]] = {}
-        self.unfinished: set[Key] = set(self.jobs)
+        # The status of every job this run has recorded.
         self.finished: dict[Key, str] = {}
-        self.cells_above = {k: [c for c in cells if c > k] for k in cells}
+        self.cells_above = {k: [c for c in space.cells if c > k] for k in space.cells}
+
+    def has_pending(self) -> bool:
+        """Jobs not yet handed out remain (some may turn out to be done or implied)."""
+        return bool(self.requeued) or self.cursor < len(self.space)
+
+    def _is_open(self, key: Key) -> bool:
+        """A job of this sweep that has no row yet from this run, nor a kept one from before."""
+        if key in self.finished:
+            return False
+        status = self.dataset.status.get(key)
+        return status is None or status in self.redo
 
     def close(self) -> None:
         self.dataset.close()
@@ -326,14 +367,14 @@ class SweepPlan:
         start = time.perf_counter()
         log.info(
             "%d jobs (%s), %d already in %s, %d to run on %d worker(s); budgets %s",
-            s.jobs, self.rules.name, s.already_done, self.dataset.path, len(self.jobs),
+            s.jobs, self.rules.name, s.already_done, self.dataset.path, self.to_run,
             self.n_workers, self.budgets.text(),
         )
-        if self.jobs:
+        if self.to_run:
             from tqdm import tqdm
 
             # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
-            self.bar = tqdm(total=len(self.jobs), unit="job", disable=None if self.progress else True,
+            self.bar = tqdm(total=self.to_run, unit="job", disable=None if self.progress else True,
                             dynamic_ncols=True, smoothing=0.05)
             restore = self._catch_stop_signals()
             try:
@@ -351,11 +392,13 @@ class SweepPlan:
                 self._flush()
                 self.bar.close()
         s.wall_seconds = time.perf_counter() - start
-        s.by_cells = {}
-        for deal, name, cells in self.all_keys:
-            status = self.dataset.status.get((deal, name, cells))
-            counter = s.by_cells.setdefault(cells, collections.Counter())
-            counter[status if status is not None else "left"] += 1
+        # Counted over the dataset's rows, not the plan's jobs, which may be billions.
+        s.by_cells = {cells: collections.Counter() for cells in self.space.cells}
+        for key, status in self.dataset.status.items():
+            if key in self.space:
+                s.by_cells[key[2]][status] += 1
+        for counter in s.by_cells.values():
+            counter["left"] = len(self.space.deals) - sum(counter.values())
         return s
 
     def _catch_stop_signals(self):
@@ -387,17 +430,19 @@ class SweepPlan:
         return _Worker(process, parent, current)
 
     def _run_pool(self) -> None:
-        workers = [self._spawn() for _ in range(min(self.n_workers, len(self.jobs)))]
+        workers = [self._spawn() for _ in range(min(self.n_workers, self.to_run))]
         last_flush = time.monotonic()
         try:
-            while (self.pending or self.waiting or any(w.outstanding for w in workers)) and not self.stop_requested:
+            while (self.has_pending() or self.waiting or any(w.outstanding for w in workers)) and not self.stop_requested:
                 for w in workers:
                     # Chunks wait in the pipe, so no worker idles between chunks or while
                     # this process writes Parquet.
-                    if len(w.outstanding) < 2 * w.chunk_size and self.pending:
+                    if len(w.outstanding) < 2 * w.chunk_size and self.has_pending():
                         self._send_chunk(w)
+                # Idle workers and jobs still to look for: look again at once.
+                idle = self.has_pending() and not all(w.outstanding for w in workers)
                 waitables = [w.conn for w in workers] + [w.process.sentinel for w in workers]
-                for ready in multiprocessing.connection.wait(waitables, timeout=0.2):
+                for ready in multiprocessing.connection.wait(waitables, timeout=0 if idle else 0.2):
                     for i, w in enumerate(workers):
                         if ready is w.conn or ready is w.process.sentinel:
                             if not self._receive(w):
@@ -428,23 +473,38 @@ class SweepPlan:
 
     def chunk_size(self) -> int:
         # Big chunks keep overhead low; small ones at the end keep every worker busy.
-        return max(1, min(64, len(self.pending) // (self.n_workers * 8)))
+        left = self.to_run - self.handed_out + len(self.requeued)
+        return max(1, min(64, left // (self.n_workers * 8)))
 
     def next_chunk(self, size: int) -> list[tuple[int, int, int]]:
         """Up to `size` jobs (index, deal, cells) ready to run. A job whose deal is still
         being decided with more cells waits for that; one whose deal is proved
         unsolvable with more cells gets its row here, without a search."""
         chunk: list[tuple[int, int, int]] = []
-        while self.pending and len(chunk) < size:
-            index = self.pending.popleft()
-            deal, name, cells = self.jobs[index]
+        # Jobs already done are skipped a bounded number at a time, so that a resumed
+        # sweep of millions of done jobs still checks for Ctrl-C every moment.
+        skips = MAX_SKIPS_PER_CHUNK
+        while len(chunk) < size and skips:
+            if self.requeued:
+                index = self.requeued.popleft()
+                deal, name, cells = self.space.key(index)
+            elif self.cursor < len(self.space):
+                index = self.cursor
+                self.cursor += 1
+                deal, name, cells = key = self.space.key(index)
+                if not self._is_open(key):
+                    skips -= 1
+                    continue
+                self.handed_out += 1
+            else:
+                break
             proved = self._proved_unsolvable_with_more(deal, name, cells)
             if proved is not None:
                 self._record(implied_row(deal, self.rules.with_cells(cells), self.budgets, self.host, proved))
                 continue
             above = self.cells_above[cells]
             blocker = (deal, name, above[-1]) if above else None
-            if blocker in self.unfinished:
+            if blocker is not None and self._is_open(blocker):
                 self.waiting.setdefault(blocker, []).append(index)
                 continue
             chunk.append((index, deal, cells))
@@ -490,10 +550,8 @@ class SweepPlan:
 
     def _record(self, row: Row) -> None:
         key = row.key
-        if key in self.recorded:  # a job a cluster ran twice (a lost worker's) counts once
+        if key in self.finished:  # a job a cluster ran twice (a lost worker's) counts once
             return
-        self.recorded.add(key)
-        self.unfinished.discard(key)
         self.finished[key] = row.status
         self.buffer.append(row)
         self.counts[row.status] += 1
@@ -503,7 +561,7 @@ class SweepPlan:
             self.summary.verify_seconds += row.verify_seconds or 0.0
         self.bar.update(1)
         # The jobs that waited for this one go next.
-        self.pending.extendleft(reversed(self.waiting.pop(key, [])))
+        self.requeued.extendleft(reversed(self.waiting.pop(key, [])))
 
     def _replace_dead(self, w: _Worker) -> _Worker:
         """A worker died (a crash, an OOM kill): retry its job once, then record an error."""
@@ -516,9 +574,9 @@ class SweepPlan:
             # sent yet, and those after it never started: all go back to the front.
             culprit = w.current.value if w.current.value in w.outstanding else w.outstanding[0]
             w.outstanding.remove(culprit)
-            self.pending.extendleft(reversed(w.outstanding))
+            self.requeued.extendleft(reversed(w.outstanding))
             self.attempts[culprit] += 1
-            deal, _, cells = self.jobs[culprit]
+            deal, _, cells = self.space.key(culprit)
             rules = self.rules.with_cells(cells)
             if self.attempts[culprit] >= MAX_ATTEMPTS:
                 log.error("deal %d, %s: worker %s again; recording an error", deal, rules.describe(), cause)
@@ -526,7 +584,7 @@ class SweepPlan:
                 self._record(error_row(deal, rules, self.budgets, self.host, message))
             else:
                 log.warning("deal %d, %s: worker %s; retrying the job", deal, rules.describe(), cause)
-                self.pending.appendleft(culprit)
+                self.requeued.appendleft(culprit)
         w.conn.close()
         return self._spawn()
 
@@ -535,8 +593,9 @@ class SweepPlan:
             return
         begin = time.perf_counter()
         rows, self.buffer = self.buffer, []
-        fresh = [r for r in rows if r.key not in self.replacing]
-        again = [r for r in rows if r.key in self.replacing]
+        # A job retried (--retry-unknown) replaces its old row; the others are new.
+        fresh = [r for r in rows if r.key not in self.dataset.where]
+        again = [r for r in rows if r.key in self.dataset.where]
         self.dataset.append(fresh)
         self.dataset.replace(again)
         self.summary.write_seconds += time.perf_counter() - begin

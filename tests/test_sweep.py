@@ -14,11 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 import fcanalyze
-from fcanalyze.deals import parse_deal_ranges
+from fcanalyze.deals import parse_deal_ranges, parse_deal_spans
+from fcanalyze.jobs import DealSpans, JobSpace
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.referee import replay
 from fcanalyze.store import SCHEMA, Dataset, read_dataset
-from fcanalyze.sweep import parse_cells, run_sweep, sweep
+from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
 
 from conftest import DATA
 
@@ -110,14 +111,33 @@ def test_deal_ranges_take_ranges_lists_and_files(tmp_path):
     ("5-3", "runs backwards"),
     ("0-10", "out of range"),
     ("1-8589934592", "out of range"),
-    ("1-8589934591", "more than one sweep takes"),
     ("seven", "whole number"),
     ("1,,2", "empty item"),
     ("@/no/such/list", "/no/such/list: no such file"),
 ])
 def test_bad_deal_ranges_say_what_is_wrong(text, message):
     with pytest.raises(FcanalyzeError, match=message):
-        parse_deal_ranges(text)
+        parse_deal_spans(text)
+
+
+def test_deal_spans_hold_any_range_in_constant_memory():
+    spans = DealSpans(parse_deal_spans("5-9, 1-3, 4, 100, 8589934590-8589934591"))
+    assert spans.spans == [(1, 9), (100, 100), (8589934590, 8589934591)]
+    assert len(spans) == 12 and list(spans) == [*range(1, 10), 100, 8589934590, 8589934591]
+    assert [spans[i] for i in (0, 8, 9, 11)] == [1, 9, 100, 8589934591]
+    assert 100 in spans and 10 not in spans and 8589934591 in spans
+    everything = DealSpans(parse_deal_spans("1-8589934591"))
+    assert len(everything) == 8589934591 and everything[8589934590] == 8589934591
+    space = JobSpace(everything, [0, 4, 2], "freecell")
+    assert len(space) == 3 * 8589934591
+    assert space.key(0) == (1, "freecell", 4) and space.key(8589934591) == (1, "freecell", 2)
+    assert (5, "freecell", 2) in space and (5, "freecell", 3) not in space and (5, "bakers-game", 2) not in space
+
+
+def test_a_plan_past_the_job_limit_is_refused_before_anything_is_built(tmp_path):
+    with pytest.raises(FcanalyzeError, match="more than one sweep takes"):
+        plan_sweep("1-8589934591", "0-4", tmp_path / "never")
+    assert not (tmp_path / "never").exists()
 
 
 def test_cell_lists():

@@ -1,0 +1,33 @@
+"""The `fcanalyze` command's entry point: Ctrl-C and SIGTERM handled from the first instant, then the CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import signal
+import sys
+
+# Exit statuses of a run stopped by Ctrl-C (SIGINT) and by SIGTERM, as a shell reports
+# a process killed by them; the work a sweep finished is kept either way.
+INTERRUPTED, TERMINATED = 130, 143
+
+
+def _terminate(signum, frame):  # noqa: ARG001 - a signal handler's signature
+    sys.stderr.write("Terminated.\n")
+    raise SystemExit(TERMINATED)
+
+
+def main() -> None:
+    # Until the sweep installs its own handlers, SIGTERM ends the run the way Ctrl-C
+    # does: through Python's unwinding (files closed, locks released), not mid-write.
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        if importlib.util.find_spec("fcanalyze._engine") is None:
+            from . import ENGINE_MISSING
+
+            sys.stderr.write(f"Error: {ENGINE_MISSING}\n")
+            sys.exit(2)
+        from .cli import main as run
+    except KeyboardInterrupt:
+        sys.stderr.write("Aborted.\n")
+        sys.exit(INTERRUPTED)
+    run()

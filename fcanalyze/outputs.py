@@ -1,0 +1,32 @@
+"""Writing result files whole or not at all: a temporary file renamed into place, one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from .errors import FcanalyzeError
+
+
+def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
+    """Calls `write` on a temporary file beside `path`, then renames it to `path`.
+
+    A full disk, a read-only directory or a crash leaves `path` as it was (absent, or
+    its old version), never empty or cut short, and no temporary file behind.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise FcanalyzeError(f"cannot write {path}: {e.strerror or e}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return path
