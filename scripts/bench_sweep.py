@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_engine import run_fcsolve  # noqa: E402  (the same fc-solve runner as the engine benchmark)
 
@@ -48,11 +50,13 @@ def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
         output.seek(0)
         stdout = output.read()
     peak_rss = usage.ru_maxrss * 1024
+    # What the engine says its structures held at most, for the job that held the most.
+    peak_memory = pq.read_table(out, columns=["peak_memory"])["peak_memory"].to_pandas().max()
     shutil.rmtree(out.parent)
     figures = {k: float(v) for k, v in FIGURES.search(stdout).groupdict().items()}
     table = [line.split() for line in stdout.splitlines() if line.split()[:1] == [str(cells)]]
     _, jobs, solved, unsolvable, unknown, error, _ = table[0]
-    return {"wall": wall, "inner": figures, "peak_rss": peak_rss,
+    return {"wall": wall, "inner": figures, "peak_rss": peak_rss, "peak_memory": int(peak_memory),
             "counts": f"solved {solved}, unsolvable {unsolvable}, unknown {unknown}, error {error}"}
 
 
@@ -79,7 +83,8 @@ def main() -> None:
     t_counts = ", ".join(f"{k} {v}" for k, v in theirs[-1]["counts"].items())
     print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f} s  {t_counts}")
     print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
-    print(f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB")
+    print(f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB; "
+          f"largest peak_memory of a job (the engine's own count): {max(r['peak_memory'] for r in ours) / 2**20:.1f} MiB")
 
     # Where the sweep's time goes (medians over runs). Worker time is workers x wall.
     med = {k: statistics.median(r["inner"][k] for r in ours) for k in ("wall", "engine", "referee", "parquet")}
