@@ -3,7 +3,38 @@
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import os
+import sys
 from typing import TYPE_CHECKING
+
+
+def _find_engine() -> None:
+    """Lets a source tree without a built engine use the installed one.
+
+    Standing in a clone (as the README has you do) puts its `fcanalyze/` folder ahead
+    of the installed package on sys.path; only the installed copy holds the compiled
+    `_engine`. Adding that copy's folder to this package's path finds it there.
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+    def has_engine(folder: str) -> bool:
+        try:
+            return any(name.startswith("_engine") and name.endswith(suffixes) for name in os.listdir(folder))
+        except OSError:
+            return False
+
+    if has_engine(here):
+        return
+    for entry in sys.path:
+        folder = os.path.join(os.path.abspath(entry or os.curdir), __name__)
+        if folder != here and has_engine(folder):
+            __path__.append(folder)
+            return
+
+
+_find_engine()
 
 # The names below load on first use (PEP 562), so that `import fcanalyze.launch` costs
 # next to nothing: the command line can then catch Ctrl-C from its very first moment.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import DATA, read_deal_vectors
@@ -113,14 +114,30 @@ def test_verify_unfinished_solution_exits_1(run_cli, tmp_path):
     assert result.exit_code == 1 and "NOT WON: all 50 moves are legal" in result.stdout
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("where", ["elsewhere", "clone root"])
 @pytest.mark.parametrize("entry", [["fcanalyze"], [sys.executable, "-m", "fcanalyze"]])
-def test_installed_entry_points(entry, tmp_path):
-    # From another directory: in the source tree `python -m` would import the unbuilt sources.
-    version = subprocess.run([*entry, "--version"], capture_output=True, text=True, check=True, cwd=tmp_path)
+def test_installed_entry_points(entry, where, tmp_path):
+    # In the clone's root `python -m` imports the source folder, which after
+    # `pip install .` has no compiled engine of its own: it must use the installed one.
+    cwd = REPO_ROOT if where == "clone root" else tmp_path
+    version = subprocess.run([*entry, "--version"], capture_output=True, text=True, check=True, cwd=cwd)
     assert version.stdout.strip() == f"fcanalyze, version {fcanalyze.__version__}"
-    bad = subprocess.run([*entry, "deal", "0"], capture_output=True, text=True, cwd=tmp_path)
+    bad = subprocess.run([*entry, "deal", "0"], capture_output=True, text=True, cwd=cwd)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.count("\n") == 1
+    solved = subprocess.run([*entry, "solve", "617", "--cells", "4"], capture_output=True, text=True, cwd=cwd)
+    assert solved.returncode == 0 and "SOLVED" in solved.stdout, solved.stderr
+
+
+def test_import_and_help_from_the_clone_root():
+    imported = subprocess.run([sys.executable, "-c", "import fcanalyze; print(fcanalyze.solve(617).status)"],
+                              capture_output=True, text=True, cwd=REPO_ROOT)
+    assert imported.stdout.strip() == "solved", imported.stderr
+    shown = subprocess.run([sys.executable, "-m", "fcanalyze", "--help"], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert shown.returncode == 0 and shown.stdout.startswith("Usage: ") and shown.stderr == ""
 
 
 def test_help_explains_every_command(run_cli):
