@@ -32,6 +32,10 @@ class FcanalyzeGroup(click.Group):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
+            if isinstance(e, getattr(click.exceptions, "NoArgsIsHelpError", ())) and e.ctx is not None:
+                # `fcanalyze` (or a group) alone: the help, plainly, not as an error.
+                click.echo(e.ctx.get_help())
+                sys.exit(0)
             hint = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
             _fail(e.format_message() + hint, 2)
         except click.ClickException as e:
@@ -98,6 +102,23 @@ def _emit_board(board: Board, fmt: str, extra: dict, ten: str) -> None:
         click.echo(board.to_text(ten), nl=False)
 
 
+class DealNumberCommand(click.Command):
+    """A command whose argument is a deal number: `-5` is a deal number out of range,
+    not an unknown option (and unknown options are still refused as such)."""
+
+    def parse_args(self, ctx, args):
+        takes_value = {
+            name for p in self.params if isinstance(p, click.Option) and not p.is_flag and not p.count
+            for name in p.opts + p.secondary_opts
+        }
+        for before, token in zip([None, *args], args):
+            if token == "--":
+                break
+            if re.fullmatch(r"-[0-9][0-9,_]*", token) and before not in takes_value:
+                parse_deal_number(token)  # a negative number: says it is out of range
+        return super().parse_args(ctx, args)
+
+
 @click.group(cls=FcanalyzeGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="fcanalyze")
 def cli():
@@ -109,7 +130,7 @@ def cli():
     """
 
 
-@cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True})
+@cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
 @_variant_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
@@ -212,21 +233,31 @@ def _budget_options(f):
     return f
 
 
-@cli.command()
+@cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="[N]", required=False)
 @click.option("--board", "board_file", metavar="FILE", help="Solve the position in a board file instead.")
 @_variant_options
 @_budget_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory, as_json):
+@click.option("--solution-out", metavar="FILE", default=None,
+              help="Also write just the solution's moves to FILE ('-': standard output, alone), in "
+              "the notation 'fcanalyze verify' reads. Nothing is written unless solved.")
+def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory, as_json, solution_out):
     """Decide deal N (or --board FILE): solved, unsolvable, or unknown.
 
     A solution is replayed by the independent referee before it is shown.
     "unsolvable" is proved by exhaustive search with sound pruning only; "unknown"
     says which budget ran out. Exit status: 0 solved, 1 unsolvable, 3 unknown.
+
+    \b
+    Round trip:
+      fcanalyze solve 1 --cells 3 --solution-out 1.sol
+      fcanalyze verify --deal 1 --cells 3 1.sol
     """
     rules = _variant(variant, cells)
-    if (number is None) == (board_file is None):
+    if number is None and board_file is None:
+        raise click.UsageError("give a deal number N or --board FILE")
+    if number is not None and board_file is not None:
         raise click.UsageError("give a deal number N or --board FILE, not both")
     if number is not None:
         target = parse_deal_number(number)
@@ -237,6 +268,15 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     result = solve_job(
         target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory
     )
+    moves_text = " ".join(result.solution) + "\n"
+    if solution_out == "-":
+        if result.status == "solved":
+            click.echo(moves_text, nl=False)
+        else:
+            click.echo(f"{what} ({rules.describe()}): {result.status}, no solution", err=True)
+        sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
+    if solution_out is not None and result.status == "solved":
+        write_atomically(Path(solution_out), lambda p: p.write_text(moves_text, encoding="utf-8"))
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
@@ -245,6 +285,8 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
         if result.status == "solved":
             click.echo(f"moves: {result.moves} ({result.card_moves} single-card moves), verified by the referee")
             click.echo("solution: " + " ".join(result.solution))
+            if solution_out is not None:
+                click.echo(f"solution written to {solution_out}")
         click.echo(
             f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth}  "
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
@@ -252,7 +294,7 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
 
 
-@cli.command(context_settings=CONTEXT)
+@cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
 @click.option("--solution", "solution_cells", type=click.IntRange(0, 4), default=None, metavar="K",
               help="Print just the solution with K cells (0..4), in the notation 'verify' reads.")

@@ -17,6 +17,8 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
     its old version), never empty or cut short, and no temporary file behind.
     """
     path = Path(path)
+    if not path.parent.is_dir():
+        raise FcanalyzeError(f"cannot write {path}: the directory {path.parent} does not exist")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         write(tmp)
@@ -24,7 +26,9 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
     except OSError as e:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise FcanalyzeError(f"cannot write {path}: {e.strerror or e}") from None
+        # pyarrow's errors carry its own text with the temporary name; say the errno's.
+        reason = os.strerror(e.errno) if e.errno else (e.strerror or str(e).replace(str(tmp), str(path)))
+        raise FcanalyzeError(f"cannot write {path}: {reason}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()

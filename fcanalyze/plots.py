@@ -10,6 +10,7 @@ matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .outputs import write_atomically  # noqa: E402
+from .report import NOT_WON  # noqa: E402
 
 DPI = 110
 
@@ -87,7 +88,7 @@ def min_cells(report, path: Path) -> Path:
     variants = _variants(report)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     width = 0.8 / len(variants)
-    labels = sorted(dist["min_cells"].unique(), key=lambda v: (v == "none run", v))
+    labels = sorted(dist["min_cells"].unique(), key=lambda v: (v == NOT_WON, v))
     for i, variant in enumerate(variants):
         # Only the counts are reindexed: a variant without some label gets zeros there
         # (filling the text column `variant` with 0 is what pandas refuses).
@@ -103,7 +104,7 @@ def min_cells(report, path: Path) -> Path:
     top = (dist["deals_exact"] + dist["deals_upper_bound"]).max()
     ax.set_ylim(0, top * 1.35 if top else 1)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([lab if lab != "none run" else "not won\nat any count run" for lab in labels])
+    ax.set_xticklabels([lab if lab != NOT_WON else "not won\nat any count run" for lab in labels])
     ax.set_xlabel("fewest free cells that win the deal")
     ax.set_ylabel("deals")
     ax.set_title("How many free cells each deal needs")

@@ -90,5 +90,6 @@ def replay(
     left = 52 - position.board.cards_home()
     return Verdict(
         False, moves, multi, card_moves,
-        reason=f"all {moves} moves are legal, but {left} card(s) are not home at the end",
+        reason=(f"all {moves} moves are legal, but {left} card(s) are not home at the end" if moves
+                else f"the solution has no moves, and {left} card(s) are not home"),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,8 +59,9 @@ def summarize(data) -> pd.DataFrame:
             row[f"{column}_median"] = _quantile(values, 0.5)
             row[f"{column}_p90"] = _quantile(values, 0.9)
             row[f"{column}_max"] = float(values.max()) if values.notna().any() else float("nan")
-        row["engine_seconds"] = float(group["seconds"].sum())
-        row["referee_seconds"] = float(group["verify_seconds"].sum())
+        # Null, not 0, for rows without timings (the shipped table has none).
+        row["engine_seconds"] = float(group["seconds"].sum(min_count=1))
+        row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
         rows.append(row)
     return pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
 
@@ -139,7 +141,17 @@ def hardest(data, n: int = 10) -> pd.DataFrame:
         top = top.sort_values(["variant", "cells", by, "deal"], ascending=[True, False, False, True])
         top.insert(0, "by", by)
         parts.append(top[["by", "variant", "cells", "deal", "nodes", "moves", "card_moves", "seconds"]])
-    return pd.concat(parts, ignore_index=True)
+    out = pd.concat(parts, ignore_index=True)
+    # Whole numbers stay whole (102, not 102.0) in the files and in pandas, nulls and all.
+    return out.astype({"cells": "Int64", "deal": "Int64", "nodes": "Int64", "moves": "Int64", "card_moves": "Int64"})
+
+
+def undecided(data) -> pd.DataFrame:
+    """The jobs without a verdict (unknown or error), with the budget that ran out."""
+    frame = load(data)
+    out = frame[~frame["status"].isin(DECIDED)].sort_values(["variant", "cells", "deal"], ascending=[True, False, True])
+    columns = ["variant", "cells", "deal", "status", "limit", "nodes", "seconds"]
+    return out[columns].reset_index(drop=True).astype({"cells": "Int64", "deal": "Int64", "nodes": "Int64"})
 
 
 def published_comparison(data) -> pd.DataFrame:
@@ -163,7 +175,10 @@ def published_comparison(data) -> pd.DataFrame:
             "cells": cells, "published_winnable": published, "measured_winnable": solved,
             "published_unwinnable": CLASSIC_DEALS - published, "measured_unwinnable": unsolvable,
             "undecided": undecided,
-            "agrees": solved == published and unsolvable == CLASSIC_DEALS - published,
+            # "so far": the undecided deals could still make up the difference.
+            "agrees": ("yes" if solved == published and unsolvable == CLASSIC_DEALS - published
+                       else "so far" if solved <= published and unsolvable <= CLASSIC_DEALS - published
+                       else "NO"),
         })
     return pd.DataFrame(rows, columns=["cells", "published_winnable", "measured_winnable", "published_unwinnable",
                                        "measured_unwinnable", "undecided", "agrees"])
@@ -201,11 +216,37 @@ def text_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: 
     return "\n".join(lines)
 
 
+def percent(share: float) -> str:
+    """A share as a percentage with two decimals, or more when two would round a share
+    that is not all or nothing to 100.00% or 0.00% (31,999 of 32,000 is 99.997%)."""
+    if share != share:
+        return "-"
+    for decimals in range(2, 8):
+        text = f"{100 * share:.{decimals}f}"
+        if not ((share < 1 and text.startswith("100")) or (share > 0 and float(text) == 0)):
+            break
+    return text + "%"
+
+
 def _share(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
-    out["solvable_share"] = [f"{100 * s:.2f}%" if s == s else "-" for s in out["solvable_share"]]
+    out["solvable_share"] = [percent(s) for s in out["solvable_share"]]
     return out
 
+
+# The terminal lists at most this many undecided jobs.
+UNDECIDED_SHOWN = 20
+# The fewest-cells label of deals that no cell count run wins.
+NOT_WON = "not won"
+
+VERDICT_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share"]
+# The terminal's second summary table, with short headings so that it fits 100 columns.
+EFFORT_COLUMNS = {"variant": "variant", "cells": "cells", "moves_median": "moves med", "moves_p90": "p90",
+                  "moves_max": "max", "nodes_median": "nodes med", "nodes_p90": "p90 ", "nodes_max": "max ",
+                  "engine_seconds": "engine s"}
+
+PUBLISHED_HEADINGS = {"published_winnable": "winnable: published", "measured_winnable": "measured",
+                      "published_unwinnable": "unwinnable: published", "measured_unwinnable": "measured "}
 
 SUMMARY_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share",
                    "moves_median", "moves_p90", "moves_max", "card_moves_median", "card_moves_p90", "card_moves_max",
@@ -223,12 +264,15 @@ class Report:
     min_cells: pd.DataFrame
     hardest: pd.DataFrame
     published: pd.DataFrame
+    undecided: pd.DataFrame
+    top: int = 10
 
     @classmethod
     def build(cls, data, top: int = 10) -> Report:
         frame = load(data)
         table, lost = transitions(frame)
-        return cls(frame, summarize(frame), table, lost, min_cells(frame), hardest(frame, top), published_comparison(frame))
+        return cls(frame, summarize(frame), table, lost, min_cells(frame), hardest(frame, top),
+                   published_comparison(frame), undecided(frame), top)
 
     def min_cells_distribution(self) -> pd.DataFrame:
         """How many deals need each number of cells at fewest (exact values and upper bounds)."""
@@ -238,7 +282,7 @@ class Report:
                   .reindex(columns=[True, False], fill_value=0).reset_index())
         counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
         never = m[m["min_cells"].isna()].groupby("variant").size()
-        rows = [{"variant": v, "min_cells": "none run", "deals_exact": int(n), "deals_upper_bound": 0}
+        rows = [{"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0}
                 for v, n in never.items()]
         counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
         return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
@@ -247,7 +291,7 @@ class Report:
         """Loud warnings: verdicts that contradict the published counts or each other."""
         out = []
         for row in self.published.itertuples():
-            if not row.agrees:
+            if row.agrees == "NO":
                 out.append(
                     f"MISMATCH with published counts at {row.cells} cells: measured {row.measured_winnable:,} "
                     f"winnable / {row.measured_unwinnable:,} unwinnable ({row.undecided:,} undecided), "
@@ -262,22 +306,38 @@ class Report:
         return out
 
     def terminal(self) -> str:
-        parts = ["Summary per variant and cell count (moves over solved deals; time is engine time)",
-                 text_table(_share(self.summary), SUMMARY_COLUMNS)]
+        """The report for a terminal: every table fits 100 columns."""
+        effort = self.summary[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)
+        parts = ["Verdicts per variant and cell count (the solvable share is of the decided jobs)",
+                 text_table(_share(self.summary), VERDICT_COLUMNS),
+                 "", "Effort: moves of the solved deals, nodes searched, and engine time",
+                 text_table(effort)]
         if len(self.transitions):
             parts += ["", "Deals won with more cells and lost with fewer",
                       text_table(self.transitions)]
         parts += ["", "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
                   text_table(self.min_cells_distribution())]
-        nodes = self.hardest[self.hardest["by"] == "nodes"].groupby(["variant", "cells"]).head(3)
-        parts += ["", "Hardest deals by nodes searched (top 3 per cell count)",
-                  text_table(nodes, ["variant", "cells", "deal", "nodes", "moves", "seconds"])]
+        for by, what in (("nodes", "nodes searched"), ("moves", "solution length")):
+            top = self.hardest[self.hardest["by"] == by].groupby(["variant", "cells"]).head(self.top)
+            parts += ["", f"Hardest solved deals by {what} (top {self.top} per cell count; --top N for more)",
+                      text_table(top, ["variant", "cells", "deal", "nodes", "moves", "seconds"])]
+        if len(self.undecided):
+            shown = self.undecided.head(UNDECIDED_SHOWN)
+            more = len(self.undecided) - len(shown)
+            parts += ["", f"Undecided jobs ({len(self.undecided):,}"
+                      + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
+                      + "): rerun them with a bigger budget, e.g. the sweep's command with "
+                      "--retry-unknown --max-seconds 300",
+                      text_table(shown)]
         if len(self.published):
-            parts += ["", "Deals 1..32,000 against the published counts", text_table(self.published)]
+            short = self.published.rename(columns=PUBLISHED_HEADINGS)
+            parts += ["", "Deals 1..32,000 against the published counts ('so far': the undecided deals "
+                      "may still make up the difference)", text_table(short)]
         problems = self.problems()
         if problems:
             parts += [""] + [f"!!! {p}" for p in problems]
-        return "\n".join(parts)
+        # Headings fold at 100 columns; the tables are narrower than that.
+        return "\n".join(textwrap.fill(p, 100) if p and "\n" not in p else p for p in parts)
 
     def write(self, out: str | os.PathLike, source: str) -> list[Path]:
         """Writes report.md, the tables as CSV and Parquet, and the plots into `out`."""
@@ -294,7 +354,7 @@ class Report:
         tables = {
             "summary": self.summary, "transitions": self.transitions, "lost_deals": self.lost,
             "min_cells": self.min_cells, "min_cells_distribution": self.min_cells_distribution(),
-            "hardest": self.hardest, "published_comparison": self.published,
+            "hardest": self.hardest, "published_comparison": self.published, "undecided": self.undecided,
         }
         for name, frame in tables.items():
             for suffix, writer in ((".csv", lambda f, p: f.to_csv(p, index=False)),

@@ -195,6 +195,8 @@ class Dataset:
     def open(cls, path: str | os.PathLike) -> Dataset:
         """Opens (creating) a dataset directory for writing; FcanalyzeError if it cannot be."""
         path = Path(path)
+        if path.exists() and not path.is_dir():
+            raise FcanalyzeError(f"{path} is a file; a dataset is a directory: give --out a directory name")
         try:
             path.mkdir(parents=True, exist_ok=True)
             lock = open(path / ".lock", "w")  # noqa: SIM115 - held for the sweep's life

@@ -45,6 +45,18 @@ MAX_SWEEP_JOBS = 50_000_000
 MAX_SKIPS_PER_CHUNK = 20_000
 
 
+# A job's typical cost in tenths of a millisecond of a worker's time, by cell count:
+# the engine's mean over the classic deals 1..32,000 in the full-table sweep
+# (docs/performance.md) plus about 0.3 ms of referee and pool. The progress bar's ETA
+# weighs jobs by these (whole numbers, so that the bar ends exactly at its total).
+_EXPECTED_COST = {0: 18, 1: 730, 2: 540, 3: 65, 4: 9}
+
+
+def expected_cost(cells: int) -> int:
+    """The relative cost of a job with `cells` free cells (more than 4 cost as 4 do)."""
+    return _EXPECTED_COST.get(cells, _EXPECTED_COST[4])
+
+
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -72,6 +84,8 @@ def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
             lo, hi = whole_number(lo_text), whole_number(hi_text) if dash else whole_number(lo_text)
             if lo is None or hi is None:
                 raise FcanalyzeError(f"bad cell count {quote(part)} in {quote(text)}; write e.g. 4 or 1,2,4 or 0-4")
+            if hi < lo:
+                raise FcanalyzeError(f"bad cell range {quote(part)}: it runs backwards; write {hi}-{lo}")
             if hi - lo > MAX_CELLS:
                 raise FcanalyzeError(f"cell count {hi} is out of range: {MIN_CELLS}..{MAX_CELLS}")
             items.extend(range(lo, hi + 1))
@@ -323,10 +337,12 @@ class SweepPlan:
         self.progress = progress
         # Statuses whose rows are run again (and replaced).
         self.redo = {"unknown", ERROR} if retry_unknown else set()
-        already_done = sum(
-            1 for key, status in dataset.status.items() if status not in self.redo and key in space
+        done_by_cells: collections.Counter = collections.Counter(
+            key[2] for key, status in dataset.status.items() if status not in self.redo and key in space
         )
+        already_done = sum(done_by_cells.values())
         self.to_run = len(space) - already_done
+        self.to_run_by_cells = {k: len(space.deals) - done_by_cells[k] for k in space.cells}
         self.summary = SweepSummary(dataset.path, rules.name, len(space), already_done)
         self.attempts: collections.Counter = collections.Counter()
         self.stop_requested = False
@@ -373,9 +389,14 @@ class SweepPlan:
         if self.to_run:
             from tqdm import tqdm
 
+            # The bar advances by each job's expected cost, not by one per job: jobs go
+            # out with the most cells first, and the easy 4-cell ones would otherwise
+            # make the first half look like nearly all the work. Its postfix counts jobs.
             # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
-            self.bar = tqdm(total=self.to_run, unit="job", disable=None if self.progress else True,
-                            dynamic_ncols=True, smoothing=0.05)
+            total = sum(n * expected_cost(k) for k, n in self.to_run_by_cells.items())
+            self.bar = tqdm(total=total, disable=None if self.progress else True, dynamic_ncols=True,
+                            smoothing=0.05, bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]")
+            self._show_counts(force=True)
             restore = self._catch_stop_signals()
             try:
                 if self.scheduler is not None:
@@ -390,6 +411,7 @@ class SweepPlan:
                     s.interrupted = True
                     log.warning("stopped; the jobs finished so far are kept")
                 self._flush()
+                self._show_counts(force=True)
                 self.bar.close()
         s.wall_seconds = time.perf_counter() - start
         # Counted over the dataset's rows, not the plan's jobs, which may be billions.
@@ -542,10 +564,14 @@ class SweepPlan:
         self._show_counts()
         return w.process.is_alive() or w.process.exitcode is None
 
-    def _show_counts(self) -> None:
-        if self.progress and time.monotonic() - self.last_postfix >= 0.2:
+    def _show_counts(self, force: bool = False) -> None:
+        """The bar's postfix: jobs done of those to run, and each verdict's count. At
+        most five times a second, and exactly at the start and the end (`force`)."""
+        if self.progress and (force or time.monotonic() - self.last_postfix >= 0.2):
             counts = self.counts
-            self.bar.set_postfix({s: counts[s] for s in STATUSES if counts[s] or s != ERROR}, refresh=False)
+            postfix = {"jobs": f"{self.summary.ran:,}/{self.to_run:,}"}
+            postfix.update({s: f"{counts[s]:,}" for s in STATUSES if counts[s] or s != ERROR})
+            self.bar.set_postfix(postfix, refresh=force)
             self.last_postfix = time.monotonic()
 
     def _record(self, row: Row) -> None:
@@ -559,7 +585,7 @@ class SweepPlan:
         if row.seconds is not None:
             self.summary.engine_seconds += row.seconds
             self.summary.verify_seconds += row.verify_seconds or 0.0
-        self.bar.update(1)
+        self.bar.update(expected_cost(key[2]))
         # The jobs that waited for this one go next.
         self.requeued.extendleft(reversed(self.waiting.pop(key, [])))
 

@@ -126,7 +126,7 @@ def test_published_counts_are_compared_when_all_classic_deals_are_there(tmp_path
     out = sweep("1-32000", cells=4, out=tmp_path / "classic", workers=2, max_seconds=None)
     built = report.Report.build(out)
     row = built.published.iloc[0]
-    assert (row["cells"], row["measured_winnable"], row["measured_unwinnable"], row["agrees"]) == (4, 31999, 1, True)
+    assert (row["cells"], row["measured_winnable"], row["measured_unwinnable"], row["agrees"]) == (4, 31999, 1, "yes")
     assert built.problems() == []
     # One wrong verdict must be impossible to miss.
     frame = built.data.copy()
@@ -148,3 +148,38 @@ def test_missing_empty_or_foreign_datasets_are_one_line_errors(tmp_path, run_cli
         assert result.exit_code == 2, result.output
         assert result.output.startswith("Error:") and message in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_terminal_report_of_the_shipped_table_fits_100_columns_and_follows_top():
+    from fcanalyze.table import table_path
+
+    shipped = report.load(str(table_path()))
+    two, five = (report.Report.build(shipped, top=n).terminal() for n in (2, 5))
+    assert max(len(line) for line in five.splitlines()) <= 100
+    assert "99.997%" in two and "100.00%" not in two  # 31,999 of 32,000 is not all
+    assert "Hardest solved deals by solution length" in two
+    assert len(five.splitlines()) - len(two.splitlines()) == 2 * 5 * 3  # 2 lists x 5 cell counts x 3 more
+    undecided = report.undecided(shipped)
+    assert len(undecided) == 16 and set(undecided["limit"]) == {"seconds"}
+    assert f"Undecided jobs ({len(undecided)})" in two and " 1,568 " in two
+    # 16 undecided deals could still make up the published counts: not a mismatch.
+    assert list(report.published_comparison(shipped)["agrees"]) == ["yes", "so far", "so far", "yes", "yes"]
+    assert "MISMATCH" not in two and "not won" in two and "none run" not in two
+    hardest = report.hardest(shipped, 3)
+    assert str(hardest["moves"].dtype) == "Int64" and str(hardest["nodes"].dtype) == "Int64"
+
+
+def test_a_real_mismatch_is_still_flagged():
+    from fcanalyze.table import table_path
+
+    shipped = report.load(str(table_path())).copy()
+    wrong = shipped.index[(shipped["cells"] == 3) & (shipped["status"] == "unsolvable")][:1]
+    shipped.loc[wrong, "status"] = "solved"
+    built = report.Report.build(shipped, top=1)
+    assert list(built.published["agrees"])[3] == "NO"
+    assert any("MISMATCH with published counts at 3 cells" in p for p in built.problems())
+
+
+def test_percentages_never_round_to_all_or_nothing():
+    assert [report.percent(x) for x in (1.0, 0.0, 0.5, 31999 / 32000, 1 / 32000, 0.99996, float("nan"))] == [
+        "100.00%", "0.00%", "50.00%", "99.997%", "0.003%", "99.996%", "-"]
