@@ -47,6 +47,10 @@ class Board:
             and self.foundations == other.foundations
         )
 
+    def __str__(self) -> str:
+        """The layout in Freecell Solver's board text, as `print(board)` shows it."""
+        return format_board(self)
+
     def __repr__(self) -> str:
         return f"Board({format_board(self)!r})"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -426,6 +427,16 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
             f"referee {summary.verify_seconds:.1f} s; Parquet writes {summary.write_seconds:.2f} s"
             + (f"; {summary.worker_deaths} worker(s) died and were replaced" if summary.worker_deaths else "")
         )
+    unknown = sum(c["unknown"] + c["error"] for c in summary.by_cells.values())
+    if unknown and not summary.interrupted:
+        retry = ["fcanalyze sweep", "--deals", deals, "--cells", cells, "--out", str(out)]
+        if variant != "freecell":
+            retry += ["--variant", variant]
+        longer = max(300.0, 4 * (max_seconds or 0))
+        retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
+        click.echo(f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
+                   f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
+                   + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry))
     if summary.interrupted:
         finished = "no job had finished" if not summary.ran else (
             f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")

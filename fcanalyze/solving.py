@@ -74,8 +74,32 @@ def solve(
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
-    Budgets default to none for nodes and seconds and to DEFAULT_MAX_MEMORY (8 GiB)
-    for memory. Raises EngineError if the engine's solution fails the referee.
+    Arguments:
+        deal_or_board: a deal number 1..8,589,934,591, or a Board (see parse_board).
+        cells: free cells, 0..8; default the variant's (4 for FreeCell).
+        variant: a Variant, or its text: 'freecell', 'bakers-game', 'relaxed-freecell',
+            'single-move-freecell', optionally with overrides such as
+            'freecell,columns=10,empty=kings' (see Variant.parse).
+        max_nodes, max_seconds: give up with status 'unknown' after this many
+            positions expanded or seconds; default no limit.
+        max_memory: bytes, or text like '2G' or '512M'; default 8 GiB. The search's
+            real memory stays within it.
+
+    Returns a SolveResult with:
+        status: 'solved', 'unsolvable' (proved by exhaustive search) or 'unknown';
+        limit: for 'unknown', the budget that ran out: 'nodes', 'seconds' or 'memory';
+        solution: the moves in standard notation (list of str), replayed by the
+            independent referee; moves (a sequence move counts as one), card_moves;
+        nodes, states, max_depth, seconds, peak_memory (bytes), verify_seconds;
+        deal, variant, cells: what was solved.
+
+    Raises FcanalyzeError (a ValueError; DealNumberError, VariantError, BoardError
+    are kinds of it) for bad input, KeyboardInterrupt within about 0.1 s of Ctrl-C,
+    and EngineError if the engine's solution ever failed the referee (a bug, never
+    a result).
+
+    >>> fcanalyze.solve(1, cells=3).moves
+    100
     """
     rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
     if cells is not None and rules.cells != cells:
