@@ -1,0 +1,111 @@
+"""What a new user meets first: plain help, messages that say what to do, the solve/verify round trip, an honest progress bar."""
+
+from __future__ import annotations
+
+import pytest
+import tqdm
+
+import fcanalyze
+from fcanalyze.sweep import expected_cost, plan_sweep
+
+
+def test_no_command_prints_the_plain_help(run_cli):
+    result = run_cli()
+    assert result.exit_code == 0 and result.stdout.startswith("Usage: ") and "Commands:" in result.stdout
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("args,message", [
+    (["solve"], "give a deal number N or --board FILE (see"),
+    (["solve", "1", "--board", "x.board"], "give a deal number N or --board FILE, not both"),
+    (["sweep", "--cells", "4-2"], "bad cell range '4-2': it runs backwards; write 2-4"),
+    (["deal", "617", "--formt", "json"], "No such option '--formt'"),
+    (["solve", "-5"], "deal number -5 is out of range"),
+    (["solve", "--max-seconds", "5", "-5"], "deal number -5 is out of range"),
+    (["lookup", "-5"], "deal number -5 is out of range"),
+    (["deal", "-5"], "deal number -5 is out of range"),
+])
+def test_messages_say_what_is_wrong(run_cli, args, message):
+    result = run_cli(*args)
+    assert result.exit_code == 2 and result.stderr.startswith("Error: ") and message in result.stderr, result.output
+    assert result.stderr.count("\n") == 1
+
+
+def test_messages_about_files(run_cli, tmp_path):
+    a_file = tmp_path / "afile"
+    a_file.write_text("")
+    result = run_cli("sweep", "--out", a_file)
+    assert result.exit_code == 2 and "afile is a file; a dataset is a directory" in result.stderr
+    from fcanalyze.table import table_path
+
+    result = run_cli("export", table_path(), tmp_path / "no" / "dir" / "x.csv")
+    assert result.exit_code == 2 and "the directory" in result.stderr and "does not exist" in result.stderr
+    assert ".tmp" not in result.stderr
+    empty = tmp_path / "empty.sol"
+    empty.write_text("")
+    result = run_cli("verify", "--deal", "1", empty)
+    assert result.exit_code == 1 and "the solution has no moves, and 52 card(s) are not home" in result.stdout
+
+
+def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
+    sol = tmp_path / "1c3.sol"
+    solved = run_cli("solve", "1", "--cells", "3", "--solution-out", sol)
+    assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
+    assert run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout.endswith("OK: wins in 100 moves (89 single-card, "
+                                                                                 "11 multi-card); 156 single-card "
+                                                                                 "moves with sequence moves expanded\n")
+    piped = run_cli("solve", "1", "--solution-out", "-")
+    assert piped.exit_code == 0 and "SOLVED" not in piped.stdout
+    assert run_cli("verify", "--deal", "1", "-", input=piped.stdout).exit_code == 0
+    none = tmp_path / "617c3.sol"
+    lost = run_cli("solve", "617", "--cells", "3", "--solution-out", none)
+    assert lost.exit_code == 1 and not none.exists()
+
+
+def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
+    out = tmp_path / "u"
+    result = run_cli("sweep", "-d", "1-20", "-k", "2", "--max-nodes", "300", "-o", out, "--no-progress", "-j", "1")
+    assert result.exit_code == 0
+    assert f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --retry-unknown --max-seconds 300" in result.stdout
+    assert "'fcanalyze report" in result.stdout
+
+
+class _Bar:
+    """Stands in for tqdm, keeping what the sweep told it."""
+
+    made: list = []
+
+    def __init__(self, total, **kwargs):
+        self.total, self.n, self.postfix = total, 0, None
+        _Bar.made.append(self)
+
+    def update(self, n):
+        self.n += n
+
+    def set_postfix(self, postfix, refresh=False):
+        self.postfix = dict(postfix)
+
+    def close(self):
+        pass
+
+
+def test_the_progress_bar_weighs_jobs_by_cost_and_ends_exact(tmp_path, monkeypatch):
+    monkeypatch.setattr(tqdm, "tqdm", _Bar)
+    plan = plan_sweep("1-40", "0-4", tmp_path / "p", workers=2, progress=True)
+    try:
+        summary = plan.run()
+    finally:
+        plan.close()
+    bar = _Bar.made[-1]
+    assert bar.total == 40 * sum(expected_cost(k) for k in range(5)) == bar.n
+    counts = {s: sum(c[s] for c in summary.by_cells.values()) for s in ("solved", "unsolvable", "unknown")}
+    assert bar.postfix == {"jobs": "200/200", **{s: f"{n:,}" for s, n in counts.items()}}
+    # A 1-cell job weighs some eighty times a 4-cell one: half the jobs done is not half the time.
+    assert expected_cost(1) > 50 * expected_cost(4)
+
+
+def test_boards_print_as_their_layout_and_solve_documents_itself(run_cli):
+    assert str(fcanalyze.microsoft_deal(617)) == run_cli("deal", "617").stdout
+    doc = fcanalyze.solve.__doc__
+    for needed in ("status", "limit", "solution", "peak_memory", "bakers-game", "FcanalyzeError", "EngineError"):
+        assert needed in doc
