@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from .errors import FcanalyzeError
 from .outputs import write_atomically
@@ -19,12 +20,16 @@ PUBLISHED_WINNABLE = WINNABLE_CLASSIC
 
 DECIDED = ("solved", "unsolvable")
 
+_NULLABLE_INTS = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                  pa.int64(): pd.Int64Dtype()}
+
 
 def load(path_or_frame: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
     """The dataset as a DataFrame (a DataFrame given is returned as is)."""
     if isinstance(path_or_frame, pd.DataFrame):
         return path_or_frame
-    frame = read_dataset(path_or_frame).to_pandas()
+    # Nullable integers: moves stay 102, not 102.0, though unsolved rows have none.
+    frame = read_dataset(path_or_frame).to_pandas(types_mapper=_NULLABLE_INTS.get)
     if frame.empty:
         raise FcanalyzeError(f"{path_or_frame} holds no rows")
     return frame
@@ -58,12 +63,13 @@ def summarize(data) -> pd.DataFrame:
                                ("nodes", group["nodes"])):
             row[f"{column}_median"] = _quantile(values, 0.5)
             row[f"{column}_p90"] = _quantile(values, 0.9)
-            row[f"{column}_max"] = float(values.max()) if values.notna().any() else float("nan")
+            row[f"{column}_max"] = int(values.max()) if values.notna().any() else None
         # Null, not 0, for rows without timings (the shipped table has none).
         row["engine_seconds"] = float(group["seconds"].sum(min_count=1))
         row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
         rows.append(row)
-    return pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "nodes")})
 
 
 def _verdicts(frame: pd.DataFrame) -> pd.DataFrame:
