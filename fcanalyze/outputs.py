@@ -1,4 +1,4 @@
-"""Writing result files whole or not at all: a temporary file renamed into place, one-line errors."""
+"""Results out: files written whole or not at all (a temporary file renamed into place), shares shown honestly."""
 
 from __future__ import annotations
 
@@ -34,3 +34,15 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
             tmp.unlink()
         raise
     return path
+
+
+def percent(share: float) -> str:
+    """A share as a percentage with two decimals, or more when two would round a share
+    that is not all or nothing to 100.00% or 0.00% (31,999 of 32,000 is 99.997%)."""
+    if share != share:
+        return "-"
+    for decimals in range(2, 8):
+        text = f"{100 * share:.{decimals}f}"
+        if not ((share < 1 and text.startswith("100")) or (share > 0 and float(text) == 0)):
+            break
+    return text + "%"

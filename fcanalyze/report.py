@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import FcanalyzeError
-from .outputs import write_atomically
+from .outputs import percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .store import read_dataset
 
@@ -220,18 +220,6 @@ def text_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: 
     lines = ["  ".join(h.rjust(w) for h, w in zip(head, widths))]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
     return "\n".join(lines)
-
-
-def percent(share: float) -> str:
-    """A share as a percentage with two decimals, or more when two would round a share
-    that is not all or nothing to 100.00% or 0.00% (31,999 of 32,000 is 99.997%)."""
-    if share != share:
-        return "-"
-    for decimals in range(2, 8):
-        text = f"{100 * share:.{decimals}f}"
-        if not ((share < 1 and text.startswith("100")) or (share > 0 and float(text) == 0)):
-            break
-    return text + "%"
 
 
 def _share(frame: pd.DataFrame) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from .errors import FcanalyzeError
 from .inputs import quote, whole_number
 from .solving import SOLVED, solve
 from .jobs import DealSpans, JobSpace, Key
+from .outputs import percent
 from .store import Dataset, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
@@ -126,7 +127,7 @@ class SweepSummary:
             c = self.by_cells[cells]
             jobs = sum(c.values())
             decided = c["solved"] + c["unsolvable"]
-            share = f"{100 * c['solved'] / decided:8.2f}%" if decided else f"{'-':>9}"
+            share = f"{percent(c['solved'] / decided):>9}" if decided else f"{'-':>9}"
             lines.append(
                 f"{cells:>5} {jobs:>8,} {c['solved']:>8,} {c['unsolvable']:>10,} "
                 f"{c['unknown']:>8,} {c['error']:>6,}" + (f" {c['left']:>8,}" if left else "") + f" {share}"

@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fcanalyze import report
+from fcanalyze.outputs import percent
 from fcanalyze.store import read_dataset
 from fcanalyze.sweep import sweep
 
@@ -181,5 +182,5 @@ def test_a_real_mismatch_is_still_flagged():
 
 
 def test_percentages_never_round_to_all_or_nothing():
-    assert [report.percent(x) for x in (1.0, 0.0, 0.5, 31999 / 32000, 1 / 32000, 0.99996, float("nan"))] == [
+    assert [percent(x) for x in (1.0, 0.0, 0.5, 31999 / 32000, 1 / 32000, 0.99996, float("nan"))] == [
         "100.00%", "0.00%", "50.00%", "99.997%", "0.003%", "99.996%", "-"]
