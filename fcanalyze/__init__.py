@@ -58,7 +58,25 @@ _EXPORTS = {
     "__version__": "_engine",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "FREECELL",
+    "LAST_DEAL",
+    "Board",
+    "BoardError",
+    "DealNumberError",
+    "FcanalyzeError",
+    "NotationError",
+    "SolveResult",
+    "Variant",
+    "VariantError",
+    "__version__",
+    "card_text",
+    "format_board",
+    "microsoft_deal",
+    "parse_board",
+    "parse_card",
+    "solve",
+]
 
 ENGINE_MISSING = (
     "fcanalyze's Rust engine (fcanalyze._engine) is not built here. Install with "

@@ -24,7 +24,7 @@ class Board:
     of that suit (0..13, suits in CDHS order) are home.
     """
 
-    __slots__ = ("columns", "cells", "foundations")
+    __slots__ = ("cells", "columns", "foundations")
 
     def __init__(
         self,
@@ -65,9 +65,7 @@ class Board:
         return {
             "columns": [[card_text(c) for c in col] for col in self.columns],
             "freecells": [None if c is None else card_text(c) for c in self.cells],
-            "foundations": {
-                SUITS[s]: self.foundations[s] for s in map(SUITS.index, FOUNDATION_TEXT_ORDER)
-            },
+            "foundations": {SUITS[s]: self.foundations[s] for s in map(SUITS.index, FOUNDATION_TEXT_ORDER)},
         }
 
 
@@ -82,9 +80,7 @@ def format_board(board: Board, ten: str = "T") -> str:
             parts.append(f"{letter}-{rank_text(n, ten) if n else '0'}")
         lines.append("Foundations: " + " ".join(parts))
     if any(c is not None for c in board.cells):
-        lines.append(
-            "Freecells: " + " ".join("-" if c is None else card_text(c, ten) for c in board.cells)
-        )
+        lines.append("Freecells: " + " ".join("-" if c is None else card_text(c, ten) for c in board.cells))
     for col in board.columns:
         # ':' alone marks an empty column so that the columns after it keep their numbers.
         lines.append(" ".join(card_text(c, ten) for c in col) if col else ":")
@@ -147,7 +143,9 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
                         int(rank_part) if re.fullmatch(r"[0-9]{1,2}", rank_part, re.ASCII) else parse_rank(rank_part)
                     )
                 except CardError:
-                    raise fail(f"bad foundation {quote(token)}; the rank must be 0, A, 2..10, J, Q or K", lineno) from None
+                    raise fail(
+                        f"bad foundation {quote(token)}; the rank must be 0, A, 2..10, J, Q or K", lineno
+                    ) from None
                 if not 0 <= foundations[suit] <= 13:
                     raise fail(f"bad foundation {quote(token)}; the rank must be 0..13", lineno)
         elif key == "freecells":
@@ -173,8 +171,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
             tokens = (rest if head != line else line).split()
             if len(columns) == variant.columns:
                 raise fail(
-                    f"too many columns: this variant has {variant.columns} "
-                    f"(use a variant with columns=N for more)",
+                    f"too many columns: this variant has {variant.columns} (use a variant with columns=N for more)",
                     lineno,
                 )
             columns.append([place(t, lineno) for t in tokens])
@@ -194,8 +191,7 @@ def parse_board(text: str, variant: Variant = FREECELL, source: str | None = Non
     if missing:
         shown = " ".join(card_text(c) for c in missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise fail(
-            f"{len(missing)} card(s) missing: {shown} "
-            "(every card must be in a column, a free cell or on a foundation)",
+            f"{len(missing)} card(s) missing: {shown} (every card must be in a column, a free cell or on a foundation)",
             None,
         )
     for number, column in enumerate(columns, start=1):

@@ -44,8 +44,7 @@ def check_seconds(value: float | None) -> float | None:
         raise FcanalyzeError(f"max_seconds must be a number, got {quote(value)}") from None
     if math.isnan(seconds) or not 0 < seconds <= MAX_SECONDS:
         raise FcanalyzeError(
-            f"max_seconds must be above 0 and at most {MAX_SECONDS:,.0f}, got {quote(value)}; "
-            "leave it out for no limit"
+            f"max_seconds must be above 0 and at most {MAX_SECONDS:,.0f}, got {quote(value)}; leave it out for no limit"
         )
     return seconds
 
@@ -66,8 +65,13 @@ def parse_memory(value: int | str | None) -> int | None:
         # decimal numbers are sizes.
         # (A number of more than 20 characters is past the limit anyway, and float()
         # makes a long enough one infinite.)
-        if (not number or len(number) > 20 or not all(c in "0123456789." for c in number)
-                or number.count(".") > 1 or number == "."):
+        if (
+            not number
+            or len(number) > 20
+            or not all(c in "0123456789." for c in number)
+            or number.count(".") > 1
+            or number == "."
+        ):
             raise FcanalyzeError(f"bad memory size {quote(value)}; write it like 2G or 512M")
         size = int(float(number) * scale)
     if not MIN_MEMORY <= size <= MAX_MEMORY:

@@ -92,6 +92,7 @@ def _starting_board(deal: str | None, board_file: str | None, variant: Variant) 
     if deal is not None:
         number = parse_deal_number(deal)
         return microsoft_deal(number, variant), f"deal {number}"
+    assert board_file is not None
     text, name = read_text(board_file, "board file")
     return parse_board(text, variant, source=name), name
 
@@ -109,7 +110,9 @@ class DealNumberCommand(click.Command):
 
     def parse_args(self, ctx, args):
         takes_value = {
-            name for p in self.params if isinstance(p, click.Option) and not p.is_flag and not p.count
+            name
+            for p in self.params
+            if isinstance(p, click.Option) and not p.is_flag and not p.count
             for name in p.opts + p.secondary_opts
         }
         for before, token in zip([None, *args], args):
@@ -134,10 +137,17 @@ def cli():
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
 @_variant_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Board text (as make-microsoft-freecell-board -t prints it) or a JSON layout.")
-@click.option("--tens", type=click.Choice(["T", "10"]), default="T", show_default=True,
-              help="How to write tens in board text.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Board text (as make-microsoft-freecell-board -t prints it) or a JSON layout.",
+)
+@click.option(
+    "--tens", type=click.Choice(["T", "10"]), default="T", show_default=True, help="How to write tens in board text."
+)
 def deal(number, variant, cells, fmt, tens):
     """Print Microsoft deal N (1..8,589,934,591).
 
@@ -224,13 +234,19 @@ MEMORY = _Checked("size", parse_memory)
 
 def _budget_options(f):
     """--max-nodes, --max-seconds and --max-memory: when a search gives up with `unknown`."""
-    f = click.option("--max-memory", metavar="SIZE", type=MEMORY, default=None,
-                     help="Memory for the search, like 2G or 512M. Default: 8G, which lets two "
-                     "workers share a 24 GiB machine.")(f)
-    f = click.option("--max-seconds", type=SECONDS, default=None,
-                     help="Give up after this many seconds. Default: no limit.")(f)
-    f = click.option("--max-nodes", type=NODES, default=None,
-                     help="Give up after expanding this many positions. Default: no limit.")(f)
+    f = click.option(
+        "--max-memory",
+        metavar="SIZE",
+        type=MEMORY,
+        default=None,
+        help="Memory for the search, like 2G or 512M. Default: 8G, which lets two workers share a 24 GiB machine.",
+    )(f)
+    f = click.option(
+        "--max-seconds", type=SECONDS, default=None, help="Give up after this many seconds. Default: no limit."
+    )(f)
+    f = click.option(
+        "--max-nodes", type=NODES, default=None, help="Give up after expanding this many positions. Default: no limit."
+    )(f)
     return f
 
 
@@ -240,9 +256,13 @@ def _budget_options(f):
 @_variant_options
 @_budget_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--solution-out", metavar="FILE", default=None,
-              help="Also write just the solution's moves to FILE ('-': standard output, alone), in "
-              "the notation 'fcanalyze verify' reads. Nothing is written unless solved.")
+@click.option(
+    "--solution-out",
+    metavar="FILE",
+    default=None,
+    help="Also write just the solution's moves to FILE ('-': standard output, alone), in "
+    "the notation 'fcanalyze verify' reads. Nothing is written unless solved.",
+)
 def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory, as_json, solution_out):
     """Decide deal N (or --board FILE): solved, unsolvable, or unknown.
 
@@ -266,9 +286,7 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     else:
         text, what = read_text(board_file, "board file")
         target = parse_board(text, rules, source=what)
-    result = solve_job(
-        target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory
-    )
+    result = solve_job(target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory)
     moves_text = " ".join(result.solution) + "\n"
     if solution_out == "-":
         if result.status == "solved":
@@ -297,8 +315,14 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
 
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
-@click.option("--solution", "solution_cells", type=click.IntRange(0, 4), default=None, metavar="K",
-              help="Print just the solution with K cells (0..4), in the notation 'verify' reads.")
+@click.option(
+    "--solution",
+    "solution_cells",
+    type=click.IntRange(0, 4),
+    default=None,
+    metavar="K",
+    help="Print just the solution with K cells (0..4), in the notation 'verify' reads.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
 def lookup(number, solution_cells, as_json):
     """Look up Microsoft deal N (1..32,000) in the shipped table, without solving.
@@ -309,13 +333,17 @@ def lookup(number, solution_cells, as_json):
     proved by exhaustive search or by a proof with more cells. For other deals or
     rules, use 'fcanalyze solve'.
     """
-    from .table import TABLE_NAME, lookup as lookup_deal
+    from .table import TABLE_NAME
+    from .table import lookup as lookup_deal
 
     n = parse_deal_number(number)
     facts = lookup_deal(n)
     if facts is None:
-        click.echo(f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
-                   f"decide it with: fcanalyze solve {n} --cells K", err=True)
+        click.echo(
+            f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
+            f"decide it with: fcanalyze solve {n} --cells K",
+            err=True,
+        )
         sys.exit(1)
     if solution_cells is not None:
         v = facts.verdicts.get(solution_cells)
@@ -355,7 +383,7 @@ def lookup(number, solution_cells, as_json):
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}")
 
 
-def _seconds_or_zero(value: float) -> float:
+def _seconds_or_zero(value: float) -> float | None:
     return 0.0 if value == 0 else check_seconds(value)
 
 
@@ -364,37 +392,90 @@ DEFAULT_SWEEP_CELLS = "4,2,1"
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--deals", "-d", "deals", default=DEFAULT_SWEEP_DEALS, show_default=True, metavar="RANGES",
-              help="Deals to run: ranges and numbers like 1-32000 or 1-100,617,11982, or @FILE "
-              "with one number or range per line.")
-@click.option("--cells", "-k", "cells", default=DEFAULT_SWEEP_CELLS, show_default=True, metavar="LIST",
-              help="Free-cell counts to run each deal with, like 4 or 1,2,4 or 0-4.")
-@click.option("--out", "-o", default="fcanalyze-results", show_default=True, metavar="DIR",
-              help="Dataset directory: created if missing; jobs already in it are skipped.")
-@click.option("--variant", default="freecell", show_default=True, metavar="SPEC",
-              help="Rules, as for 'fcanalyze solve' (the cell counts come from --cells).")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Solver processes. Default: one per core.")
-@click.option("--max-seconds", type=_Checked("seconds", _seconds_or_zero, _number), default=30.0,
-              show_default=True, help="Per-job time budget; a job that runs out is recorded as unknown. "
-              "0: no limit.")
-@click.option("--max-nodes", type=NODES, default=None,
-              help="Per-job budget of positions expanded. Default: no limit.")
-@click.option("--max-memory", metavar="SIZE", type=MEMORY, default=None,
-              help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit "
-              "in 80% of this machine's memory.")
-@click.option("--retry-unknown", is_flag=True,
-              help="Run the jobs recorded as unknown or error again (with these budgets) and "
-              "replace their rows.")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Run the jobs on the Dask cluster whose scheduler is at ADDRESS (like "
-              "tcp://host:8786) instead of a local pool; rows come back here. Needs the dask extra.")
+@click.option(
+    "--deals",
+    "-d",
+    "deals",
+    default=DEFAULT_SWEEP_DEALS,
+    show_default=True,
+    metavar="RANGES",
+    help="Deals to run: ranges and numbers like 1-32000 or 1-100,617,11982, or @FILE "
+    "with one number or range per line.",
+)
+@click.option(
+    "--cells",
+    "-k",
+    "cells",
+    default=DEFAULT_SWEEP_CELLS,
+    show_default=True,
+    metavar="LIST",
+    help="Free-cell counts to run each deal with, like 4 or 1,2,4 or 0-4.",
+)
+@click.option(
+    "--out",
+    "-o",
+    default="fcanalyze-results",
+    show_default=True,
+    metavar="DIR",
+    help="Dataset directory: created if missing; jobs already in it are skipped.",
+)
+@click.option(
+    "--variant",
+    default="freecell",
+    show_default=True,
+    metavar="SPEC",
+    help="Rules, as for 'fcanalyze solve' (the cell counts come from --cells).",
+)
+@click.option(
+    "--workers", "-j", type=click.IntRange(min=1), default=None, help="Solver processes. Default: one per core."
+)
+@click.option(
+    "--max-seconds",
+    type=_Checked("seconds", _seconds_or_zero, _number),
+    default=30.0,
+    show_default=True,
+    help="Per-job time budget; a job that runs out is recorded as unknown. 0: no limit.",
+)
+@click.option("--max-nodes", type=NODES, default=None, help="Per-job budget of positions expanded. Default: no limit.")
+@click.option(
+    "--max-memory",
+    metavar="SIZE",
+    type=MEMORY,
+    default=None,
+    help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit in 80% of this machine's memory.",
+)
+@click.option(
+    "--retry-unknown",
+    is_flag=True,
+    help="Run the jobs recorded as unknown or error again (with these budgets) and replace their rows.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run the jobs on the Dask cluster whose scheduler is at ADDRESS (like "
+    "tcp://host:8786) instead of a local pool; rows come back here. Needs the dask extra.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--log-file", metavar="FILE", default=None,
-              help="Write every job's log record (from all workers) to FILE.")
+@click.option(
+    "--log-file", metavar="FILE", default=None, help="Write every job's log record (from all workers) to FILE."
+)
 @click.option("--verbose", "-v", count=True, help="-v: log unknown jobs and pool events; -vv: every job.")
-def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memory, retry_unknown,
-          scheduler, no_progress, log_file, verbose):
+def sweep(
+    deals,
+    cells,
+    out,
+    variant,
+    workers,
+    max_seconds,
+    max_nodes,
+    max_memory,
+    retry_unknown,
+    scheduler,
+    no_progress,
+    log_file,
+    verbose,
+):
     """Decide many deals at several cell counts into a Parquet dataset.
 
     Every (deal, cells) job runs on a pool of solver processes. Each result is one
@@ -406,9 +487,17 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
     from .sweep import plan_sweep
 
     plan = plan_sweep(
-        deals, cells, out, variant=variant, workers=workers,
-        max_seconds=max_seconds or None, max_nodes=max_nodes, max_memory=max_memory,
-        retry_unknown=retry_unknown, progress=not no_progress, scheduler=scheduler,
+        deals,
+        cells,
+        out,
+        variant=variant,
+        workers=workers,
+        max_seconds=max_seconds or None,
+        max_nodes=max_nodes,
+        max_memory=max_memory,
+        retry_unknown=retry_unknown,
+        progress=not no_progress,
+        scheduler=scheduler,
     )
     from . import logs
 
@@ -418,8 +507,10 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
     finally:
         plan.close()
         logs.shutdown()
-    click.echo(f"{summary.variant}: {_count(summary.jobs, 'job')} in {summary.path} "
-               f"({summary.already_done:,} were already there, {summary.ran:,} run now)")
+    click.echo(
+        f"{summary.variant}: {_count(summary.jobs, 'job')} in {summary.path} "
+        f"({summary.already_done:,} were already there, {summary.ran:,} run now)"
+    )
     click.echo(summary.table())
     if summary.ran:
         click.echo(
@@ -434,12 +525,17 @@ def sweep(deals, cells, out, variant, workers, max_seconds, max_nodes, max_memor
             retry += ["--variant", variant]
         longer = max(300.0, 4 * (max_seconds or 0))
         retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
-        click.echo(f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
-                   f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
-                   + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry))
+        click.echo(
+            f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
+            f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
+            + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
+        )
     if summary.interrupted:
-        finished = "no job had finished" if not summary.ran else (
-            f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
+        finished = (
+            "no job had finished"
+            if not summary.ran
+            else (f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
+        )
         click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
         sys.exit(130)
 
@@ -474,10 +570,21 @@ def export(dataset_dir, output):
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("dataset_dir", metavar="DIR")
-@click.option("--out", "-o", "out", metavar="OUTDIR", default=None,
-              help="Also write report.md, the tables (CSV and Parquet) and PNG plots into OUTDIR.")
-@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many hardest deals to list per cell count.")
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    metavar="OUTDIR",
+    default=None,
+    help="Also write report.md, the tables (CSV and Parquet) and PNG plots into OUTDIR.",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many hardest deals to list per cell count.",
+)
 def report(dataset_dir, out, top):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
@@ -493,8 +600,10 @@ def report(dataset_dir, out, top):
     click.echo(built.terminal())
     if out is not None:
         written = built.write(out, source=str(dataset_dir))
-        click.echo(f"\nwrote {len(written)} files to {out}: report.md, tables as CSV and Parquet, "
-                   + ", ".join(p.name for p in written if p.suffix == ".png"))
+        click.echo(
+            f"\nwrote {len(written)} files to {out}: report.md, tables as CSV and Parquet, "
+            + ", ".join(p.name for p in written if p.suffix == ".png")
+        )
 
 
 def main() -> None:

@@ -84,7 +84,9 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
     try:
         threads = sum(client.nthreads().values())
         if threads == 0:
-            raise FcanalyzeError(f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'")
+            raise FcanalyzeError(
+                f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'"
+            )
         log.info("Dask cluster at %s: %d worker thread(s)", address, threads)
         size = max(1, min(MAX_CHUNK, plan.to_run // (threads * 8)))
         in_flight: dict = {}
@@ -99,8 +101,14 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
                 if not chunk:
                     return
                 jobs = [(deal, cells) for _, deal, cells in chunk]
-                future = client.submit(solve_chunk, jobs, plan.rules, plan.budgets, pure=False,
-                                       key=f"fcanalyze-chunk-{number}-{time.time_ns()}")
+                future = client.submit(
+                    solve_chunk,
+                    jobs,
+                    plan.rules,
+                    plan.budgets,
+                    pure=False,
+                    key=f"fcanalyze-chunk-{number}-{time.time_ns()}",
+                )
                 number += 1
                 in_flight[future] = chunk
                 completed.add(future)

@@ -20,10 +20,7 @@ def check_deal_number(number: int) -> int:
     if isinstance(number, bool) or not isinstance(number, int):
         raise DealNumberError(f"a deal number must be an integer, got {quote(repr(number))[1:-1]}")
     if not FIRST_DEAL <= number <= LAST_DEAL:
-        raise DealNumberError(
-            f"deal number {number} is out of range: Microsoft deals are "
-            f"{FIRST_DEAL}..{LAST_DEAL:,}"
-        )
+        raise DealNumberError(f"deal number {number} is out of range: Microsoft deals are {FIRST_DEAL}..{LAST_DEAL:,}")
     return number
 
 
@@ -42,7 +39,7 @@ def shuffled_deck(number: int) -> list[int]:
 
     # Sweeps deal thousands of these, so the two draw rules get a loop each.
     deck = list(range(DECK_SIZE))
-    dealt = []
+    dealt: list[int] = []
     append = dealt.append
     if wide:
         for left in range(DECK_SIZE, 0, -1):
@@ -98,7 +95,7 @@ def parse_deal_spans(text: str) -> list[tuple[int, int]]:
             lines = read_text(path, "deal list", limit=MAX_DEAL_LIST_BYTES)[0].splitlines()
         except FcanalyzeError as e:
             raise DealNumberError(str(e)) from None
-        parts = []
+        parts: list[tuple[str, str]] = []
         for number, line in enumerate(lines, start=1):
             line = line.split("#", 1)[0].strip()
             if line:

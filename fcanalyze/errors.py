@@ -34,4 +34,3 @@ class VariantError(FcanalyzeError):
 
 class NotationError(FcanalyzeError):
     """A move that is not in standard notation."""
-

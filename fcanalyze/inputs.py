@@ -11,12 +11,13 @@ from .errors import FcanalyzeError
 # Boards are a few hundred bytes and the longest solutions a few hundred kilobytes;
 # a file past this is the wrong file (or /dev/zero), not input.
 MAX_INPUT_BYTES = 16 << 20
+
+
 def quote(value: object, limit: int = 40) -> str:
     """`value` for an error message: repr of a string, and never more than `limit`
     characters of it, so that a megabyte of bad input gives a one-line error."""
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
 
 
 _WHOLE = re.compile(r"[0-9]{1,30}", re.ASCII)

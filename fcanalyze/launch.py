@@ -11,7 +11,7 @@ import sys
 INTERRUPTED, TERMINATED = 130, 143
 
 
-def _terminate(signum, frame):  # noqa: ARG001 - a signal handler's signature
+def _terminate(signum, frame):
     sys.stderr.write("Terminated.\n")
     raise SystemExit(TERMINATED)
 

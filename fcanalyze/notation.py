@@ -31,7 +31,7 @@ class Move(NamedTuple):
     source: int
     dest_kind: str
     dest: int
-    count: int | None = None
+    count: int | None = None  # type: ignore[assignment]  # the field shadows tuple.count, on purpose
 
     def __str__(self) -> str:
         return format_move(self)

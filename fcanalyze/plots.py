@@ -8,10 +8,10 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")  # files only; no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from .outputs import write_atomically  # noqa: E402
-from .report import NOT_WON  # noqa: E402
+from .outputs import write_atomically
+from .report import NOT_WON
 
 DPI = 110
 
@@ -29,7 +29,7 @@ def _variants(report) -> list[str]:
     return sorted(report.summary["variant"].unique())
 
 
-def _cell_axis(ax, cells: list[int], extra: list[str] = ()) -> None:
+def _cell_axis(ax, cells: list[int], extra: tuple[str, ...] = ()) -> None:
     """The same x axis on every plot: cell count k at x = k, then any extra labels."""
     ticks = list(cells) + [max(cells, default=-1) + 1 + i for i in range(len(extra))]
     ax.set_xticks(ticks)
@@ -47,8 +47,13 @@ def solvable_share(report, path: Path) -> Path:
         xs = [c + (i - (len(variants) - 1) / 2) * width for c in rows["cells"]]
         bars = ax.bar(xs, 100 * rows["solvable_share"], width=width, label=variant)
         for bar, share, jobs in zip(bars, rows["solvable_share"], rows["jobs"]):
-            ax.annotate(f"{100 * share:.1f}%\n(n={jobs:,})", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=8)
+            ax.annotate(
+                f"{100 * share:.1f}%\n(n={jobs:,})",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
     _cell_axis(ax, sorted(int(k) for k in report.summary["cells"].unique()))
     ax.set_xlabel("free cells")
     ax.set_ylabel("winnable deals (% of decided)")
@@ -59,8 +64,9 @@ def solvable_share(report, path: Path) -> Path:
     return _save(fig, path)
 
 
-def _box_by_cells(report, column: str, path: Path, title: str, ylabel: str, log: bool, solved_only: bool,
-                  clip: float | None = None) -> Path:
+def _box_by_cells(
+    report, column: str, path: Path, title: str, ylabel: str, log: bool, solved_only: bool, clip: float | None = None
+) -> Path:
     """Boxes per cell count. With `clip`, the y axis ends at that quantile of all the
     values (times 1.15) and the outliers above it are counted in a note, so that a few
     very long solutions do not squeeze every box into one band."""
@@ -80,8 +86,13 @@ def _box_by_cells(report, column: str, path: Path, title: str, ylabel: str, log:
                 positions.append(k + (i - (len(variants) - 1) / 2) * 0.8 / len(variants))
                 series.append(values.to_numpy(dtype=float))
     if series:
-        ax.boxplot(series, positions=positions, widths=0.6 / len(variants), showfliers=True,
-                   flierprops={"markersize": 2, "alpha": 0.4})
+        ax.boxplot(
+            series,
+            positions=positions,
+            widths=0.6 / len(variants),
+            showfliers=True,
+            flierprops={"markersize": 2, "alpha": 0.4},
+        )
     _cell_axis(ax, cells)
     if len(variants) > 1:
         ax.set_title(title + " (" + ", ".join(variants) + ", left to right)")
@@ -95,8 +106,14 @@ def _box_by_cells(report, column: str, path: Path, title: str, ylabel: str, log:
         above = int((everything > top).sum())
         ax.set_ylim(0, top)
         if above:
-            ax.annotate(f"{above:,} value(s) above {top:,.0f} not shown (max {everything.max():,.0f})",
-                        (0.99, 0.98), xycoords="axes fraction", ha="right", va="top", fontsize=8)
+            ax.annotate(
+                f"{above:,} value(s) above {top:,.0f} not shown (max {everything.max():,.0f})",
+                (0.99, 0.98),
+                xycoords="axes fraction",
+                ha="right",
+                va="top",
+                fontsize=8,
+            )
     ax.set_xlabel("free cells")
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
@@ -121,16 +138,24 @@ def min_cells(report, path: Path) -> Path:
         tag = "" if len(variants) == 1 else f"{variant}: "
         ax.bar(xs, rows["deals_exact"], width=width, label=f"{tag}exact", color=f"C{2 * i}")
         # Hatched and outlined, so that even a sliver of upper bounds stands out.
-        tops = ax.bar(xs, rows["deals_upper_bound"], width=width, bottom=rows["deals_exact"], color="white",
-                      edgecolor=f"C{2 * i}", hatch="///", linewidth=1.2,
-                      label=f"{tag}at most this many (fewer cells not run or undecided)")
+        tops = ax.bar(
+            xs,
+            rows["deals_upper_bound"],
+            width=width,
+            bottom=rows["deals_exact"],
+            color="white",
+            edgecolor=f"C{2 * i}",
+            hatch="///",
+            linewidth=1.2,
+            label=f"{tag}at most this many (fewer cells not run or undecided)",
+        )
         for bar, exact, upper in zip(tops, rows["deals_exact"], rows["deals_upper_bound"]):
             text = f"{exact + upper:,}" + (f"\n({upper:,} at most)" if upper else "")
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, exact + upper), ha="center", va="bottom", fontsize=8)
     top = (dist["deals_exact"] + dist["deals_upper_bound"]).max()
     ax.set_ylim(0, top * 1.35 if top else 1)
     numbers = sorted(int(lab) for lab in labels if lab != NOT_WON)
-    _cell_axis(ax, numbers, ["not won\nat any count run"] if NOT_WON in labels else [])
+    _cell_axis(ax, numbers, ("not won\nat any count run",) if NOT_WON in labels else ())
     ax.set_xlabel("fewest free cells that win the deal")
     ax.set_ylabel("deals")
     ax.set_title("How many free cells each deal needs")
@@ -142,9 +167,24 @@ def draw_all(report, out: Path) -> list[Path]:
     """The four plots, in the order report.md shows them."""
     return [
         solvable_share(report, out / "solvable_share.png"),
-        _box_by_cells(report, "moves", out / "moves.png", "Solution length of won deals, by free cells",
-                      "moves (a sequence move counts as one)", log=False, solved_only=True, clip=0.995),
-        _box_by_cells(report, "nodes", out / "nodes.png", "Search effort per deal, by free cells",
-                      "positions expanded (log scale)", log=True, solved_only=False),
+        _box_by_cells(
+            report,
+            "moves",
+            out / "moves.png",
+            "Solution length of won deals, by free cells",
+            "moves (a sequence move counts as one)",
+            log=False,
+            solved_only=True,
+            clip=0.995,
+        ),
+        _box_by_cells(
+            report,
+            "nodes",
+            out / "nodes.png",
+            "Search effort per deal, by free cells",
+            "positions expanded (log scale)",
+            log=True,
+            solved_only=False,
+        ),
         min_cells(report, out / "min_cells.png"),
     ]

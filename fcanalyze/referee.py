@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .board import Board
@@ -48,7 +49,7 @@ class Verdict:
 
 
 def replay(
-    board: Board, variant: Variant, solution: str | list[str] | list[Move], *, card_by_card: bool = False
+    board: Board, variant: Variant, solution: str | Sequence[str | Move], *, card_by_card: bool = False
 ) -> Verdict:
     """Replay `solution` (notation text, tokens or Moves) from `board`; the board is not changed.
 
@@ -58,7 +59,7 @@ def replay(
     as that expansion, each single move checked (slower; the tests use it).
     """
     position = Position(board.copy(), variant)
-    items = solution_tokens(solution) if isinstance(solution, str) else solution
+    items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     check, carry_out = position.check, position.carry_out
     multi = card_moves = 0
@@ -89,7 +90,13 @@ def replay(
         return Verdict(True, moves, multi, card_moves)
     left = 52 - position.board.cards_home()
     return Verdict(
-        False, moves, multi, card_moves,
-        reason=(f"all {moves} moves are legal, but {left} card(s) are not home at the end" if moves
-                else f"the solution has no moves, and {left} card(s) are not home"),
+        False,
+        moves,
+        multi,
+        card_moves,
+        reason=(
+            f"all {moves} moves are legal, but {left} card(s) are not home at the end"
+            if moves
+            else f"the solution has no moves, and {left} card(s) are not home"
+        ),
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 import pyarrow as pa
@@ -20,8 +22,12 @@ PUBLISHED_WINNABLE = WINNABLE_CLASSIC
 
 DECIDED = ("solved", "unsolvable")
 
-_NULLABLE_INTS = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-                  pa.int64(): pd.Int64Dtype()}
+_NULLABLE_INTS = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+}
 
 
 def load(path_or_frame: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
@@ -51,7 +57,7 @@ def summarize(data) -> pd.DataFrame:
         decided = int(status.get("solved", 0) + status.get("unsolvable", 0))
         row = {
             "variant": variant,
-            "cells": int(cells),
+            "cells": int(cast(int, cells)),
             "jobs": len(group),
             "solved": int(status.get("solved", 0)),
             "unsolvable": int(status.get("unsolvable", 0)),
@@ -59,8 +65,11 @@ def summarize(data) -> pd.DataFrame:
             "error": int(status.get("error", 0)),
             "solvable_share": status.get("solved", 0) / decided if decided else float("nan"),
         }
-        for column, values in (("moves", solved["moves"]), ("card_moves", solved["card_moves"]),
-                               ("nodes", group["nodes"])):
+        for column, values in (
+            ("moves", solved["moves"]),
+            ("card_moves", solved["card_moves"]),
+            ("nodes", group["nodes"]),
+        ):
             row[f"{column}_median"] = _quantile(values, 0.5)
             row[f"{column}_p90"] = _quantile(values, 0.9)
             row[f"{column}_max"] = int(values.max()) if values.notna().any() else None
@@ -96,13 +105,21 @@ def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
             won = both[more] == "solved"
             lost_here = both[won & (both[fewer] == "unsolvable")]
             anomalies = both[(both[more] == "unsolvable") & (both[fewer] == "solved")]
-            table.append({
-                "variant": variant, "from_cells": int(more), "to_cells": int(fewer),
-                "decided_at_both": len(both), "won_at_from": int(won.sum()),
-                "lost_at_to": len(lost_here), "anomalies": len(anomalies),
-            })
-            lost += [{"variant": variant, "deal": int(d), "won_with": int(more), "lost_with": int(fewer)}
-                     for d in lost_here.index]
+            table.append(
+                {
+                    "variant": variant,
+                    "from_cells": int(more),
+                    "to_cells": int(fewer),
+                    "decided_at_both": len(both),
+                    "won_at_from": int(won.sum()),
+                    "lost_at_to": len(lost_here),
+                    "anomalies": len(anomalies),
+                }
+            )
+            lost += [
+                {"variant": variant, "deal": int(d), "won_with": int(more), "lost_with": int(fewer)}
+                for d in lost_here.index
+            ]
     columns = ["variant", "deal", "won_with", "lost_with"]
     return pd.DataFrame(table), pd.DataFrame(lost, columns=columns)
 
@@ -123,12 +140,16 @@ def min_cells(data) -> pd.DataFrame:
         lost = [k for k, s in status.items() if s == "unsolvable"]
         best = min(won) if won else None
         exact = best is not None and (best == 0 or status.get(best - 1) == "unsolvable")
-        rows.append({
-            "variant": variant, "deal": int(deal),
-            "min_cells": best, "exact": exact,
-            "needs_more_than": max(lost) if (best is None and lost) else None,
-            "cells_run": ",".join(str(k) for k in sorted(status, reverse=True)),
-        })
+        rows.append(
+            {
+                "variant": variant,
+                "deal": int(cast(int, deal)),
+                "min_cells": best,
+                "exact": exact,
+                "needs_more_than": max(lost) if (best is None and lost) else None,
+                "cells_run": ",".join(str(k) for k in sorted(status, reverse=True)),
+            }
+        )
     out = pd.DataFrame(rows)
     for column in ("min_cells", "needs_more_than"):
         out[column] = out[column].astype("Int64")
@@ -142,8 +163,12 @@ def hardest(data, n: int = 10) -> pd.DataFrame:
     solved = frame[frame["status"] == "solved"]
     parts = []
     for by in ("nodes", "moves"):
-        top = (solved.sort_values([by, "deal"], ascending=[False, True])
-               .groupby(["variant", "cells"], sort=True).head(n).copy())
+        top = (
+            solved.sort_values([by, "deal"], ascending=[False, True])
+            .groupby(["variant", "cells"], sort=True)
+            .head(n)
+            .copy()
+        )
         top = top.sort_values(["variant", "cells", by, "deal"], ascending=[True, False, False, True])
         top.insert(0, "by", by)
         parts.append(top[["by", "variant", "cells", "deal", "nodes", "moves", "card_moves", "seconds"]])
@@ -177,17 +202,36 @@ def published_comparison(data) -> pd.DataFrame:
         unsolvable = int((deals["status"] == "unsolvable").sum())
         undecided = CLASSIC_DEALS - solved - unsolvable
         published = PUBLISHED_WINNABLE[cells]
-        rows.append({
-            "cells": cells, "published_winnable": published, "measured_winnable": solved,
-            "published_unwinnable": CLASSIC_DEALS - published, "measured_unwinnable": unsolvable,
-            "undecided": undecided,
-            # "so far": the undecided deals could still make up the difference.
-            "agrees": ("yes" if solved == published and unsolvable == CLASSIC_DEALS - published
-                       else "so far" if solved <= published and unsolvable <= CLASSIC_DEALS - published
-                       else "NO"),
-        })
-    return pd.DataFrame(rows, columns=["cells", "published_winnable", "measured_winnable", "published_unwinnable",
-                                       "measured_unwinnable", "undecided", "agrees"])
+        rows.append(
+            {
+                "cells": cells,
+                "published_winnable": published,
+                "measured_winnable": solved,
+                "published_unwinnable": CLASSIC_DEALS - published,
+                "measured_unwinnable": unsolvable,
+                "undecided": undecided,
+                # "so far": the undecided deals could still make up the difference.
+                "agrees": (
+                    "yes"
+                    if solved == published and unsolvable == CLASSIC_DEALS - published
+                    else "so far"
+                    if solved <= published and unsolvable <= CLASSIC_DEALS - published
+                    else "NO"
+                ),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "cells",
+            "published_winnable",
+            "measured_winnable",
+            "published_unwinnable",
+            "measured_unwinnable",
+            "undecided",
+            "agrees",
+        ],
+    )
 
 
 # --- output -----------------------------------------------------------------------------
@@ -235,16 +279,45 @@ NOT_WON = "not won"
 
 VERDICT_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share"]
 # The terminal's second summary table, with short headings so that it fits 100 columns.
-EFFORT_COLUMNS = {"variant": "variant", "cells": "cells", "moves_median": "moves med", "moves_p90": "p90",
-                  "moves_max": "max", "nodes_median": "nodes med", "nodes_p90": "p90 ", "nodes_max": "max ",
-                  "engine_seconds": "engine s"}
+EFFORT_COLUMNS = {
+    "variant": "variant",
+    "cells": "cells",
+    "moves_median": "moves med",
+    "moves_p90": "p90",
+    "moves_max": "max",
+    "nodes_median": "nodes med",
+    "nodes_p90": "p90 ",
+    "nodes_max": "max ",
+    "engine_seconds": "engine s",
+}
 
-PUBLISHED_HEADINGS = {"published_winnable": "winnable: published", "measured_winnable": "measured",
-                      "published_unwinnable": "unwinnable: published", "measured_unwinnable": "measured "}
+PUBLISHED_HEADINGS = {
+    "published_winnable": "winnable: published",
+    "measured_winnable": "measured",
+    "published_unwinnable": "unwinnable: published",
+    "measured_unwinnable": "measured ",
+}
 
-SUMMARY_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share",
-                   "moves_median", "moves_p90", "moves_max", "card_moves_median", "card_moves_p90", "card_moves_max",
-                   "nodes_median", "nodes_p90", "nodes_max", "engine_seconds"]
+SUMMARY_COLUMNS = [
+    "variant",
+    "cells",
+    "jobs",
+    "solved",
+    "unsolvable",
+    "unknown",
+    "error",
+    "solvable_share",
+    "moves_median",
+    "moves_p90",
+    "moves_max",
+    "card_moves_median",
+    "card_moves_p90",
+    "card_moves_max",
+    "nodes_median",
+    "nodes_p90",
+    "nodes_max",
+    "engine_seconds",
+]
 
 
 @dataclass
@@ -265,19 +338,35 @@ class Report:
     def build(cls, data, top: int = 10) -> Report:
         frame = load(data)
         table, lost = transitions(frame)
-        return cls(frame, summarize(frame), table, lost, min_cells(frame), hardest(frame, top),
-                   published_comparison(frame), undecided(frame), top)
+        return cls(
+            frame,
+            summarize(frame),
+            table,
+            lost,
+            min_cells(frame),
+            hardest(frame, top),
+            published_comparison(frame),
+            undecided(frame),
+            top,
+        )
 
     def min_cells_distribution(self) -> pd.DataFrame:
         """How many deals need each number of cells at fewest (exact values and upper bounds)."""
         m = self.min_cells
         won = m[m["min_cells"].notna()]
-        counts = (won.groupby(["variant", "min_cells", "exact"]).size().unstack("exact", fill_value=0)
-                  .reindex(columns=[True, False], fill_value=0).reset_index())
+        counts = (
+            won.groupby(["variant", "min_cells", "exact"])
+            .size()
+            .unstack("exact", fill_value=0)
+            .reindex(columns=[True, False], fill_value=0)
+            .reset_index()
+        )
         counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
         never = m[m["min_cells"].isna()].groupby("variant").size()
-        rows = [{"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0}
-                for v, n in never.items()]
+        rows = [
+            {"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0}
+            for v, n in never.items()
+        ]
         counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
         return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
 
@@ -291,42 +380,57 @@ class Report:
                     f"winnable / {row.measured_unwinnable:,} unwinnable ({row.undecided:,} undecided), "
                     f"published {row.published_winnable:,} / {row.published_unwinnable:,}"
                 )
-        for row in self.transitions.itertuples():
-            if row.anomalies:
+        for step in self.transitions.to_dict("records"):
+            if step["anomalies"]:
                 out.append(
-                    f"CONTRADICTION: {row.anomalies} deal(s) lost with {row.from_cells} cells but won with "
-                    f"{row.to_cells} ({row.variant}); fewer cells can never help"
+                    f"CONTRADICTION: {step['anomalies']} deal(s) lost with {step['from_cells']} cells but won with "
+                    f"{step['to_cells']} ({step['variant']}); fewer cells can never help"
                 )
         return out
 
     def terminal(self) -> str:
         """The report for a terminal: every table fits 100 columns."""
         effort = self.summary[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)
-        parts = ["Verdicts per variant and cell count (the solvable share is of the decided jobs)",
-                 text_table(_share(self.summary), VERDICT_COLUMNS),
-                 "", "Effort: moves of the solved deals, nodes searched, and engine time",
-                 text_table(effort)]
+        parts = [
+            "Verdicts per variant and cell count (the solvable share is of the decided jobs)",
+            text_table(_share(self.summary), VERDICT_COLUMNS),
+            "",
+            "Effort: moves of the solved deals, nodes searched, and engine time",
+            text_table(effort),
+        ]
         if len(self.transitions):
-            parts += ["", "Deals won with more cells and lost with fewer",
-                      text_table(self.transitions)]
-        parts += ["", "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
-                  text_table(self.min_cells_distribution())]
+            parts += ["", "Deals won with more cells and lost with fewer", text_table(self.transitions)]
+        parts += [
+            "",
+            "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
+            text_table(self.min_cells_distribution()),
+        ]
         for by, what in (("nodes", "nodes searched"), ("moves", "solution length")):
             top = self.hardest[self.hardest["by"] == by].groupby(["variant", "cells"]).head(self.top)
-            parts += ["", f"Hardest solved deals by {what} (top {self.top} per cell count; --top N for more)",
-                      text_table(top, ["variant", "cells", "deal", "nodes", "moves", "seconds"])]
+            parts += [
+                "",
+                f"Hardest solved deals by {what} (top {self.top} per cell count; --top N for more)",
+                text_table(top, ["variant", "cells", "deal", "nodes", "moves", "seconds"]),
+            ]
         if len(self.undecided):
             shown = self.undecided.head(UNDECIDED_SHOWN)
             more = len(self.undecided) - len(shown)
-            parts += ["", f"Undecided jobs ({len(self.undecided):,}"
-                      + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
-                      + "): rerun them with a bigger budget, e.g. the sweep's command with "
-                      "--retry-unknown --max-seconds 300",
-                      text_table(shown)]
+            parts += [
+                "",
+                f"Undecided jobs ({len(self.undecided):,}"
+                + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
+                + "): rerun them with a bigger budget, e.g. the sweep's command with "
+                "--retry-unknown --max-seconds 300",
+                text_table(shown),
+            ]
         if len(self.published):
             short = self.published.rename(columns=PUBLISHED_HEADINGS)
-            parts += ["", "Deals 1..32,000 against the published counts ('so far': the undecided deals "
-                      "may still make up the difference)", text_table(short)]
+            parts += [
+                "",
+                "Deals 1..32,000 against the published counts ('so far': the undecided deals "
+                "may still make up the difference)",
+                text_table(short),
+            ]
         problems = self.problems()
         if problems:
             parts += [""] + [f"!!! {p}" for p in problems]
@@ -346,15 +450,26 @@ class Report:
             raise FcanalyzeError(f"cannot write to {out}: {e.strerror or e}") from None
         written = []
         tables = {
-            "summary": self.summary, "transitions": self.transitions, "lost_deals": self.lost,
-            "min_cells": self.min_cells, "min_cells_distribution": self.min_cells_distribution(),
-            "hardest": self.hardest, "published_comparison": self.published, "undecided": self.undecided,
+            "summary": self.summary,
+            "transitions": self.transitions,
+            "lost_deals": self.lost,
+            "min_cells": self.min_cells,
+            "min_cells_distribution": self.min_cells_distribution(),
+            "hardest": self.hardest,
+            "published_comparison": self.published,
+            "undecided": self.undecided,
         }
         for name, frame in tables.items():
-            for suffix, writer in ((".csv", lambda f, p: f.to_csv(p, index=False)),
-                                   (".parquet", lambda f, p: f.astype({c: str for c in f.columns
-                                                                        if f[c].dtype == object}).to_parquet(p, index=False))):
-                written.append(write_atomically(out / f"{name}{suffix}", lambda p: writer(frame, p)))
+            for suffix, writer in (
+                (".csv", lambda f, p: f.to_csv(p, index=False)),
+                (
+                    ".parquet",
+                    lambda f, p: f.astype({c: str for c in f.columns if f[c].dtype == object}).to_parquet(
+                        p, index=False
+                    ),
+                ),
+            ):
+                written.append(write_atomically(out / f"{name}{suffix}", functools.partial(writer, frame)))
         images = plots.draw_all(self, out)
         written += images
         markdown = self.markdown(source, [p.name for p in images])
@@ -366,39 +481,68 @@ class Report:
         problems = self.problems()
         if problems:
             md += ["> **Warning.** " + p for p in problems] + [""]
-        md += ["## Summary per cell count", "",
-               "Moves are over solved deals (a sequence move counts as one; card moves expand them). "
-               "The solvable share is over decided deals. Time is engine time in seconds.", "",
-               text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True), ""]
+        md += [
+            "## Summary per cell count",
+            "",
+            "Moves are over solved deals (a sequence move counts as one; card moves expand them). "
+            "The solvable share is over decided deals. Time is engine time in seconds.",
+            "",
+            text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True),
+            "",
+        ]
         md += [f"![Solvable share by free cells]({images[0]})", ""] if images else []
         if len(self.published):
-            md += ["## Against the published counts (deals 1..32,000)", "",
-                   text_table(self.published, markdown=True), ""]
+            md += [
+                "## Against the published counts (deals 1..32,000)",
+                "",
+                text_table(self.published, markdown=True),
+                "",
+            ]
         if len(self.transitions):
-            md += ["## Deals lost as cells are taken away", "",
-                   "For each step between cell counts run, the deals decided at both counts, those won "
-                   "with more cells, and those lost with fewer. `anomalies` counts deals won with fewer "
-                   "cells but lost with more, which would mean a wrong verdict.", "",
-                   text_table(self.transitions, markdown=True), ""]
+            md += [
+                "## Deals lost as cells are taken away",
+                "",
+                "For each step between cell counts run, the deals decided at both counts, those won "
+                "with more cells, and those lost with fewer. `anomalies` counts deals won with fewer "
+                "cells but lost with more, which would mean a wrong verdict.",
+                "",
+                text_table(self.transitions, markdown=True),
+                "",
+            ]
             if len(self.lost):
                 md += [f"The deals lost at each step (all {len(self.lost):,} are in lost_deals.csv):", ""]
                 for (variant, won, lost), group in self.lost.groupby(["variant", "won_with", "lost_with"], sort=False):
                     deals = [str(d) for d in group["deal"]]
                     more = f" and {len(deals) - 200:,} more" if len(deals) > 200 else ""
-                    md.append(f"- {variant}, won with {won} cells and lost with {lost} ({len(deals):,}): "
-                              + ", ".join(deals[:200]) + more)
+                    md.append(
+                        f"- {variant}, won with {won} cells and lost with {lost} ({len(deals):,}): "
+                        + ", ".join(deals[:200])
+                        + more
+                    )
                 md.append("")
-        md += ["## Fewest cells needed", "",
-               "For each deal, the fewest free cells among those run that win it (`min_cells.csv` has "
-               "every deal). It is exact when the count one below was run and proved unsolvable, "
-               "otherwise an upper bound.", "",
-               text_table(self.min_cells_distribution(), markdown=True), ""]
-        for name, title in zip(images[1:], ["Solution length by free cells", "Nodes searched by free cells",
-                                           "Fewest free cells needed"]):
+        md += [
+            "## Fewest cells needed",
+            "",
+            "For each deal, the fewest free cells among those run that win it (`min_cells.csv` has "
+            "every deal). It is exact when the count one below was run and proved unsolvable, "
+            "otherwise an upper bound.",
+            "",
+            text_table(self.min_cells_distribution(), markdown=True),
+            "",
+        ]
+        for name, title in zip(
+            images[1:], ["Solution length by free cells", "Nodes searched by free cells", "Fewest free cells needed"]
+        ):
             md += [f"![{title}]({name})", ""]
         md += ["## Hardest deals", "", "Solved deals with the most nodes searched, and with the longest solutions.", ""]
         for by in ("nodes", "moves"):
             part = self.hardest[self.hardest["by"] == by]
-            md += [f"### By {by}", "", text_table(part, ["variant", "cells", "deal", "nodes", "moves", "card_moves",
-                                                        "seconds"], markdown=True), ""]
+            md += [
+                f"### By {by}",
+                "",
+                text_table(
+                    part, ["variant", "cells", "deal", "nodes", "moves", "card_moves", "seconds"], markdown=True
+                ),
+                "",
+            ]
         return "\n".join(md)

@@ -40,7 +40,7 @@ def supermove_limit(empty_cells: int, empty_columns: int, variant: Variant) -> i
 class Position:
     """A board under a variant's rules. Moves change the board in place."""
 
-    __slots__ = ("board", "variant", "_suited")
+    __slots__ = ("_suited", "board", "variant")
 
     def __init__(self, board: Board, variant: Variant):
         if len(board.cells) != variant.cells or len(board.columns) != variant.columns:
@@ -82,10 +82,7 @@ class Position:
     def _is_run(self, col: list[int], k: int) -> bool:
         """Whether the last k cards of `col` form a movable run."""
         fits = self.fits_on
-        for i in range(1, k):
-            if not fits(col[-i], col[-i - 1]):
-                return False
-        return True
+        return all(fits(col[-i], col[-i - 1]) for i in range(1, k))
 
     def empty_cells(self) -> int:
         return self.board.cells.count(None)
@@ -140,9 +137,10 @@ class Position:
         elif kind == CELL:
             if src >= v.cells:
                 raise IllegalMove(f"there is no free cell {_cell_name(src)} ({v.cells} free cells)")
-            top = board.cells[src]
-            if top is None:
+            in_cell = board.cells[src]
+            if in_cell is None:
                 raise IllegalMove(f"free cell {_cell_name(src)} is empty")
+            top = in_cell
         else:
             raise IllegalMove("cards never leave the foundations")
 
@@ -163,9 +161,7 @@ class Position:
             if dst >= v.cells:
                 raise IllegalMove(f"there is no free cell {_cell_name(dst)} ({v.cells} free cells)")
             if board.cells[dst] is not None:
-                raise IllegalMove(
-                    f"free cell {_cell_name(dst)} already holds {card_text(board.cells[dst])}"
-                )
+                raise IllegalMove(f"free cell {_cell_name(dst)} already holds {card_text(board.cells[dst] or 0)}")
             return 1
 
         # To a column.
@@ -194,12 +190,12 @@ class Position:
         if count > len(col):
             raise IllegalMove(
                 f"column {src + 1} holds only {len(col)} card(s), not {count} (v{count:x} is hexadecimal)"
-                if count > 9 else f"column {src + 1} holds only {len(col)} card(s), not {count}"
+                if count > 9
+                else f"column {src + 1} holds only {len(col)} card(s), not {count}"
             )
         if count > 1 and not self._is_run(col, count):
             raise IllegalMove(
-                f"the last {count} cards of column {src + 1} are not a run "
-                f"(only the last {self.run_length(src)} are)"
+                f"the last {count} cards of column {src + 1} are not a run (only the last {self.run_length(src)} are)"
             )
         self._check_lands(col[-count], target, dst)
         if count > 1:
@@ -216,9 +212,7 @@ class Position:
     def _check_lands(self, card: int, target: list[int], dst: int) -> None:
         if target:
             if not self.fits_on(card, target[-1]):
-                raise IllegalMove(
-                    f"{card_text(card)} does not go on {card_text(target[-1])} in column {dst + 1}"
-                )
+                raise IllegalMove(f"{card_text(card)} does not go on {card_text(target[-1])} in column {dst + 1}")
         elif self.variant.empty_column is EmptyColumn.KINGS and RANK_OF[card] != KING:
             raise IllegalMove(f"only a king may fill empty column {dst + 1}, not {card_text(card)}")
 
@@ -240,7 +234,9 @@ class Position:
         if kind == COLUMN:
             card = board.columns[src].pop()
         else:
-            card = board.cells[src]
+            in_cell = board.cells[src]
+            assert in_cell is not None, "check() found the move legal"
+            card = in_cell
             board.cells[src] = None
         if dest_kind == FOUNDATION:
             board.foundations[SUIT_OF[card]] += 1
@@ -254,12 +250,11 @@ class Position:
     def legal_moves(self) -> list[Move]:
         """Every legal move, each free-cell slot and run size separately, sizes explicit."""
         board = self.board
-        v = self.variant
         moves: list[Move] = []
         free_slots = [i for i, c in enumerate(board.cells) if c is None]
-        sources: list[tuple[str, int, int]] = [
-            (COLUMN, i, col[-1]) for i, col in enumerate(board.columns) if col
-        ] + [(CELL, i, c) for i, c in enumerate(board.cells) if c is not None]
+        sources: list[tuple[str, int, int]] = [(COLUMN, i, col[-1]) for i, col in enumerate(board.columns) if col] + [
+            (CELL, i, c) for i, c in enumerate(board.cells) if c is not None
+        ]
 
         for kind, src, card in sources:
             if self.can_go_home(card):
@@ -273,7 +268,7 @@ class Position:
                 if kind == COLUMN and dst == src:
                     continue
                 if kind == CELL:
-                    if (self.fits_on(card, target[-1]) if target else self._may_fill(card)):
+                    if self.fits_on(card, target[-1]) if target else self._may_fill(card):
                         moves.append(Move(CELL, src, COLUMN, dst, 1))
                     continue
                 limit = self.sequence_move_limit(dst)
@@ -313,7 +308,8 @@ class Position:
         cells = [i for i, c in enumerate(board.cells) if c is None]
         # Under kings-only, empty columns cannot hold the parked cards.
         columns = [
-            i for i, col in enumerate(board.columns)
+            i
+            for i, col in enumerate(board.columns)
             if not col and i != move.dest and self.variant.empty_column is EmptyColumn.ANY
         ]
         if count > (1 + len(cells)) << len(columns):
@@ -323,7 +319,7 @@ class Position:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def expanded_length(n: int, cells: int, columns: int) -> int:
     """How many single-card moves `expand` uses for n cards with that many empty cells
     and empty columns (the destination not counted): the same recursion as _plan."""

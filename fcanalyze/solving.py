@@ -8,9 +8,8 @@ from dataclasses import asdict, dataclass, field
 
 from . import _engine
 from .board import Board
-from .budgets import Budgets
+from .budgets import Budgets, parse_memory
 from .deals import check_deal_number, microsoft_deal
-from .errors import FcanalyzeError
 from .referee import replay
 from .variant import Build, EmptyColumn, Variant
 
@@ -109,7 +108,7 @@ def solve(
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
-    budgets = Budgets(max_nodes, max_seconds, max_memory)
+    budgets = Budgets(max_nodes, max_seconds, parse_memory(max_memory))
     raw = _engine.solve(
         board.columns,
         board.cells,
@@ -133,8 +132,7 @@ def solve(
         if not verdict.won:
             where = f"deal {deal}" if deal is not None else "board"
             raise EngineError(
-                f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: "
-                f"{verdict.summary()}"
+                f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
             )
         moves, card_moves = verdict.moves, verdict.card_moves
     return SolveResult(

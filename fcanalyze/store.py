@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -83,6 +83,7 @@ class Row(NamedTuple):
     def key(self) -> Key:
         return (self.deal, self.variant, self.cells)
 
+
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 # A part file grows by rewrites (each whole, renamed into place) until it holds this
@@ -99,9 +100,7 @@ def rows_to_table(rows: list[tuple]) -> pa.Table:
     if not rows:
         return SCHEMA.empty_table()
     columns = list(zip(*rows))
-    return pa.Table.from_arrays(
-        [pa.array(values, type=f.type) for values, f in zip(columns, SCHEMA)], schema=SCHEMA
-    )
+    return pa.Table.from_arrays([pa.array(values, type=f.type) for values, f in zip(columns, SCHEMA)], schema=SCHEMA)
 
 
 def part_files(path: Path) -> list[Path]:
@@ -120,7 +119,9 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     if path.is_file():
         return _read_part(path, columns)
     if not path.is_dir():
-        raise FcanalyzeError(f"{path} does not exist: give the --out directory of a sweep or a Parquet file of its rows")
+        raise FcanalyzeError(
+            f"{path} does not exist: give the --out directory of a sweep or a Parquet file of its rows"
+        )
     files = part_files(path)
     if not files:
         raise FcanalyzeError(f"{path} holds no fcanalyze dataset ({PART_PREFIX}*{PART_SUFFIX} files)")
@@ -184,11 +185,11 @@ class Dataset:
     # Where each stored key lives, and its status.
     where: dict[Key, Path] = field(default_factory=dict)
     status: dict[Key, str] = field(default_factory=dict)
-    _lock: object = None
+    _lock: IO[str] | None = None
     # Why the dataset cannot be written (a read-only mount), or "" if it can.
     read_only: str = ""
     _current: Path | None = None
-    _current_table: pa.Table | None = None
+    _current_table: pa.Table = field(default_factory=SCHEMA.empty_table)
     _rewrites: int = 0
 
     @classmethod
@@ -213,7 +214,7 @@ class Dataset:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             lock.close()
-            raise FcanalyzeError(f"another sweep is writing to {path}; wait for it or use another --out")
+            raise FcanalyzeError(f"another sweep is writing to {path}; wait for it or use another --out") from None
         dataset = cls(path, _lock=lock)
         # Temporaries are left only by a writer killed mid-write; the rename never happened.
         for tmp in path.glob(f".{PART_PREFIX}*.tmp"):

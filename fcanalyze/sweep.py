@@ -15,14 +15,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .budgets import Budgets, parse_memory
 from .errors import FcanalyzeError
 from .inputs import quote, whole_number
-from .solving import SOLVED, solve
 from .jobs import DealSpans, JobSpace, Key
 from .outputs import percent
+from .solving import SOLVED, solve
 from .store import Dataset, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
@@ -136,7 +137,9 @@ class SweepSummary:
 
 
 def sweep(
-    deals: list[int] | range | str, cells: list[int] | int | str = 4, out: str | os.PathLike = "fcanalyze-results",
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
     **options,
 ) -> Path:
     """Decides every (deal, cells) job into the dataset at `out`; returns its path.
@@ -151,7 +154,9 @@ def sweep(
 
 
 def run_sweep(
-    deals: list[int] | range | str, cells: list[int] | int | str = 4, out: str | os.PathLike = "fcanalyze-results",
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
     **options,
 ) -> SweepSummary:
     """Like sweep(), returning a SweepSummary."""
@@ -274,8 +279,11 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
     rules = variant.with_cells(cells)
     try:
         r = solve(
-            deal, variant=rules, max_nodes=budgets.max_nodes,
-            max_seconds=budgets.max_seconds, max_memory=budgets.max_memory,
+            deal,
+            variant=rules,
+            max_nodes=budgets.max_nodes,
+            max_seconds=budgets.max_seconds,
+            max_memory=budgets.max_memory,
         )
     except Exception as e:  # an engine bug must not stop a sweep of thousands of jobs
         log.error("deal %d, %s: %s", deal, rules.describe(), e)
@@ -286,18 +294,57 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
     elif log.isEnabledFor(logging.DEBUG):  # four-cell jobs take a quarter of a millisecond
         log.debug("deal %d, %s: %s in %.3f s", deal, rules.describe(), r.status, r.seconds)
     return Row(
-        deal, rules.name, cells, rules.columns, r.status, r.solvable, r.limit, None,
-        r.moves, r.card_moves, r.nodes, r.states, r.max_depth, r.seconds, r.verify_seconds,
-        r.peak_memory, " ".join(r.solution) if solved else None, solved, None,
-        __version__, budgets.text(), host, datetime.now(timezone.utc),
+        deal,
+        rules.name,
+        cells,
+        rules.columns,
+        r.status,
+        r.solvable,
+        r.limit,
+        None,
+        r.moves,
+        r.card_moves,
+        r.nodes,
+        r.states,
+        r.max_depth,
+        r.seconds,
+        r.verify_seconds,
+        r.peak_memory,
+        " ".join(r.solution) if solved else None,
+        solved,
+        None,
+        __version__,
+        budgets.text(),
+        host,
+        datetime.now(timezone.utc),
     )
 
 
 def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: str) -> Row:
     return Row(
-        deal, rules.name, rules.cells, rules.columns, ERROR, None, None, None,
-        None, None, None, None, None, None, None, None, None, False, message,
-        __version__, budgets.text(), host, datetime.now(timezone.utc),
+        deal,
+        rules.name,
+        rules.cells,
+        rules.columns,
+        ERROR,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        False,
+        message,
+        __version__,
+        budgets.text(),
+        host,
+        datetime.now(timezone.utc),
     )
 
 
@@ -306,9 +353,29 @@ def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_a
     unsolvable, and fewer cells can never win a deal that more cannot (a solution with
     k cells is one with k + 1). No search ran, so its figures are null."""
     return Row(
-        deal, rules.name, rules.cells, rules.columns, "unsolvable", False, None, proved_at,
-        None, None, None, None, None, None, None, None, None, False, None,
-        __version__, budgets.text(), host, datetime.now(timezone.utc),
+        deal,
+        rules.name,
+        rules.cells,
+        rules.columns,
+        "unsolvable",
+        False,
+        None,
+        proved_at,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        False,
+        None,
+        __version__,
+        budgets.text(),
+        host,
+        datetime.now(timezone.utc),
     )
 
 
@@ -317,10 +384,10 @@ def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_a
 
 @dataclass
 class _Worker:
-    process: multiprocessing.Process
+    process: multiprocessing.process.BaseProcess
     conn: multiprocessing.connection.Connection
     # Shared with the worker: the index of the job it is solving, -1 between chunks.
-    current: object
+    current: Any  # a shared RawValue("q")
     chunk_size: int = 1
     # Job indices sent and not yet answered, in the order the worker runs them.
     outstanding: collections.deque = field(default_factory=collections.deque)
@@ -384,8 +451,13 @@ class SweepPlan:
         start = time.perf_counter()
         log.info(
             "%d jobs (%s), %d already in %s, %d to run on %d worker(s); budgets %s",
-            s.jobs, self.rules.name, s.already_done, self.dataset.path, self.to_run,
-            self.n_workers, self.budgets.text(),
+            s.jobs,
+            self.rules.name,
+            s.already_done,
+            self.dataset.path,
+            self.to_run,
+            self.n_workers,
+            self.budgets.text(),
         )
         if self.to_run:
             from tqdm import tqdm
@@ -395,8 +467,13 @@ class SweepPlan:
             # make the first half look like nearly all the work. Its postfix counts jobs.
             # disable=None: no bar when stderr is not a terminal (a log file, a pipe).
             total = sum(n * expected_cost(k) for k, n in self.to_run_by_cells.items())
-            self.bar = tqdm(total=total, disable=None if self.progress else True, dynamic_ncols=True,
-                            smoothing=0.05, bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]")
+            self.bar = tqdm(
+                total=total,
+                disable=None if self.progress else True,
+                dynamic_ncols=True,
+                smoothing=0.05,
+                bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]",
+            )
             self._show_counts(force=True)
             restore = self._catch_stop_signals()
             try:
@@ -445,8 +522,10 @@ class SweepPlan:
         parent, child = ctx.Pipe()
         current = ctx.RawValue("q", -1)
         process = ctx.Process(
-            target=_worker_main, args=(child, current, os.getpid(), self.rules, self.budgets),
-            name="fcanalyze-worker", daemon=True,
+            target=_worker_main,
+            args=(child, current, os.getpid(), self.rules, self.budgets),
+            name="fcanalyze-worker",
+            daemon=True,
         )
         process.start()
         child.close()
@@ -456,7 +535,9 @@ class SweepPlan:
         workers = [self._spawn() for _ in range(min(self.n_workers, self.to_run))]
         last_flush = time.monotonic()
         try:
-            while (self.has_pending() or self.waiting or any(w.outstanding for w in workers)) and not self.stop_requested:
+            while (
+                self.has_pending() or self.waiting or any(w.outstanding for w in workers)
+            ) and not self.stop_requested:
                 for w in workers:
                     # Chunks wait in the pipe, so no worker idles between chunks or while
                     # this process writes Parquet.

@@ -69,8 +69,13 @@ class DealFacts:
             "min_cells_exact": self.min_cells_exact,
             "cells": {
                 str(k): {
-                    "status": v.status, "moves": v.moves, "card_moves": v.card_moves, "nodes": v.nodes,
-                    "implied_by": v.implied_by, "limit": v.limit, "solution": v.solution,
+                    "status": v.status,
+                    "moves": v.moves,
+                    "card_moves": v.card_moves,
+                    "nodes": v.nodes,
+                    "implied_by": v.implied_by,
+                    "limit": v.limit,
+                    "solution": v.solution,
                 }
                 for k, v in sorted(self.verdicts.items(), reverse=True)
             },
@@ -91,7 +96,13 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
     verdicts = {}
     for row in table.to_pylist():
         verdicts[row["cells"]] = Verdict(
-            row["cells"], row["status"], row["moves"], row["card_moves"], row["nodes"], row["implied_by"],
-            row["solution"], row["limit"],
+            row["cells"],
+            row["status"],
+            row["moves"],
+            row["card_moves"],
+            row["nodes"],
+            row["implied_by"],
+            row["solution"],
+            row["limit"],
         )
     return DealFacts(deal, verdicts)

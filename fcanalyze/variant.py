@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -50,17 +49,11 @@ class Variant:
         if not isinstance(self.cells, int) or not MIN_CELLS <= self.cells <= MAX_CELLS:
             raise VariantError(f"free cells must be {MIN_CELLS}..{MAX_CELLS}, got {quote(self.cells)}")
         if not isinstance(self.columns, int) or not MIN_COLUMNS <= self.columns <= MAX_COLUMNS:
-            raise VariantError(
-                f"columns must be {MIN_COLUMNS}..{MAX_COLUMNS}, got {quote(self.columns)}"
-            )
+            raise VariantError(f"columns must be {MIN_COLUMNS}..{MAX_COLUMNS}, got {quote(self.columns)}")
         # Accept the plain strings too, so Variant(build="suit") works from Python.
         object.__setattr__(self, "build", _enum(Build, self.build, "build"))
-        object.__setattr__(
-            self, "empty_column", _enum(EmptyColumn, self.empty_column, "empty")
-        )
-        object.__setattr__(
-            self, "sequence_moves", _enum(SequenceMoves, self.sequence_moves, "moves")
-        )
+        object.__setattr__(self, "empty_column", _enum(EmptyColumn, self.empty_column, "empty"))
+        object.__setattr__(self, "sequence_moves", _enum(SequenceMoves, self.sequence_moves, "moves"))
 
     def with_cells(self, cells: int) -> Variant:
         return _with_cells(self, cells)
@@ -111,10 +104,7 @@ class Variant:
             key, value = key.strip().lower(), value.strip().lower()
             field = _KEYS.get(key)
             if not sep or field is None:
-                raise VariantError(
-                    f"bad variant setting {quote(part)}; use key=value with keys "
-                    f"{', '.join(_KEYS)}"
-                )
+                raise VariantError(f"bad variant setting {quote(part)}; use key=value with keys {', '.join(_KEYS)}")
             if field in ("cells", "columns"):
                 number = whole_number(value)
                 if number is None:

@@ -36,10 +36,13 @@ def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen]]:
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tempfile.gettempdir()}
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              **quiet)]
-    procs += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard"],
-                               **quiet) for _ in range(workers)]
+    procs = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+    ]
+    procs += [
+        subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard"], **quiet)
+        for _ in range(workers)
+    ]
     with Client(address, timeout=30) as client:
         client.wait_for_workers(workers, timeout=60)
     return address, procs
@@ -47,8 +50,22 @@ def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen]]:
 
 def timed_sweep(deals: str, cells: str, extra: list[str]) -> tuple[float, dict]:
     out = Path(tempfile.mkdtemp(prefix="bench-dask-")) / "ds"
-    command = [sys.executable, "-m", "fcanalyze", "sweep", "--deals", deals, "--cells", cells, "--out", str(out),
-               "--no-progress", "--max-seconds", "0", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "fcanalyze",
+        "sweep",
+        "--deals",
+        deals,
+        "--cells",
+        cells,
+        "--out",
+        str(out),
+        "--no-progress",
+        "--max-seconds",
+        "0",
+        *extra,
+    ]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - start
@@ -83,8 +100,10 @@ def main() -> None:
         for p in procs:
             p.wait(timeout=30)
     lw, cw = statistics.median(local), statistics.median(cluster)
-    print(f"deals {args.deals}, cells {args.cells}, {len(local_rows):,} jobs, {args.workers} workers, "
-          f"{args.repeat} run(s) each, median wall time (the same verdicts both ways)")
+    print(
+        f"deals {args.deals}, cells {args.cells}, {len(local_rows):,} jobs, {args.workers} workers, "
+        f"{args.repeat} run(s) each, median wall time (the same verdicts both ways)"
+    )
     print(f"{'local process pool':28}{lw:8.2f} s")
     print(f"{'loopback Dask cluster':28}{cw:8.2f} s")
     print(f"overhead ratio Dask / local pool: {cw / lw:.2f}x")

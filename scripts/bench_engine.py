@@ -41,7 +41,7 @@ def _solve_chunk(job: tuple[list[int], int]) -> tuple[list[tuple], int]:
 
 def run_fcanalyze(lo: int, hi: int, cells: int, processes: int, chunk: int) -> dict:
     deals = list(range(lo, hi + 1))
-    jobs = [(deals[i:i + chunk], cells) for i in range(0, len(deals), chunk)]
+    jobs = [(deals[i : i + chunk], cells) for i in range(0, len(deals), chunk)]
     start = time.perf_counter()
     rows, peak_rss = [], 0
     with multiprocessing.get_context("fork").Pool(processes) as pool:
@@ -88,8 +88,7 @@ def run_fcsolve(lo: int, hi: int, cells: int, processes: int, preset: str) -> di
     total = hi - lo + 1
     return {
         "wall": wall,
-        "counts": {"solved": total - unsolved - intractable, "unsolved (no proof)": unsolved,
-                   "gave up": intractable},
+        "counts": {"solved": total - unsolved - intractable, "unsolved (no proof)": unsolved, "gave up": intractable},
         "peak_rss": peak_rss,
     }
 
@@ -114,21 +113,30 @@ def main() -> None:
     o, t = ours[-1], theirs[-1]
     o_wall = statistics.median(r["wall"] for r in ours)
     t_wall = statistics.median(r["wall"] for r in theirs)
-    print(f"deals {lo}..{hi}, {args.cells} free cells, {args.processes} processes, "
-          f"{args.repeat} run(s) each, median wall time")
+    print(
+        f"deals {lo}..{hi}, {args.cells} free cells, {args.processes} processes, "
+        f"{args.repeat} run(s) each, median wall time"
+    )
     print(f"{'':26}{'wall s':>9}  decided")
-    print(f"{'fcanalyze':26}{o_wall:9.2f}  " + ", ".join(f"{k} {v}" for k, v in o["counts"].items())
-          + "  (every solution replayed by the referee; every unsolvable proved)")
+    print(
+        f"{'fcanalyze':26}{o_wall:9.2f}  "
+        + ", ".join(f"{k} {v}" for k, v in o["counts"].items())
+        + "  (every solution replayed by the referee; every unsolvable proved)"
+    )
     print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f}  " + ", ".join(f"{k} {v}" for k, v in t["counts"].items()))
     print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
     print(f"peak RSS per process: fcanalyze {o['peak_rss'] / mib:.0f} MiB, fc-solve {t['peak_rss'] / mib:.0f} MiB")
     big = o["biggest"]
-    print(f"largest search: deal {big[0]}, {big[4]:,} states, {big[5] / mib:.1f} MiB, "
-          f"{o['bytes_per_state']:.1f} bytes per stored state; slowest: deal {o['slowest'][0]} "
-          f"{o['slowest'][6]:.2f} s")
-    print("  (best-first keeps a whole position only for the nodes it expands, a small record "
-          "for the others (20 bytes); the exhaustive pass keeps only 16-byte fingerprints, 18 to 37 bytes "
-          "per stored state as its table fills and doubles)")
+    print(
+        f"largest search: deal {big[0]}, {big[4]:,} states, {big[5] / mib:.1f} MiB, "
+        f"{o['bytes_per_state']:.1f} bytes per stored state; slowest: deal {o['slowest'][0]} "
+        f"{o['slowest'][6]:.2f} s"
+    )
+    print(
+        "  (best-first keeps a whole position only for the nodes it expands, a small record "
+        "for the others (20 bytes); the exhaustive pass keeps only 16-byte fingerprints, 18 to 37 bytes "
+        "per stored state as its table fills and doubles)"
+    )
     if o["unsolvable"]:
         shown = ", ".join(map(str, o["unsolvable"][:20])) + (" ..." if len(o["unsolvable"]) > 20 else "")
         print(f"proved unsolvable: {shown}")

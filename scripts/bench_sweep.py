@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_engine import run_fcsolve  # noqa: E402  (the same fc-solve runner as the engine benchmark)
+from bench_engine import run_fcsolve
 
 FIGURES = re.compile(
     r"wall (?P<wall>[\d.]+) s; worker time: engine (?P<engine>[\d.]+) s, referee (?P<referee>[\d.]+) s; "
@@ -36,8 +36,23 @@ FIGURES = re.compile(
 
 def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
     out = Path(tempfile.mkdtemp(prefix="bench-sweep-")) / "ds"
-    command = [sys.executable, "-m", "fcanalyze", "sweep", "--deals", f"{lo}-{hi}", "--cells", str(cells),
-               "--workers", str(workers), "--out", str(out), "--no-progress", "--max-seconds", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "fcanalyze",
+        "sweep",
+        "--deals",
+        f"{lo}-{hi}",
+        "--cells",
+        str(cells),
+        "--workers",
+        str(workers),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--max-seconds",
+        "0",
+    ]
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL, text=True)
@@ -55,9 +70,14 @@ def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
     shutil.rmtree(out.parent)
     figures = {k: float(v) for k, v in FIGURES.search(stdout).groupdict().items()}
     table = [line.split() for line in stdout.splitlines() if line.split()[:1] == [str(cells)]]
-    _, jobs, solved, unsolvable, unknown, error, _ = table[0]
-    return {"wall": wall, "inner": figures, "peak_rss": peak_rss, "peak_memory": int(peak_memory),
-            "counts": f"solved {solved}, unsolvable {unsolvable}, unknown {unknown}, error {error}"}
+    _, _, solved, unsolvable, unknown, error, _ = table[0]
+    return {
+        "wall": wall,
+        "inner": figures,
+        "peak_rss": peak_rss,
+        "peak_memory": int(peak_memory),
+        "counts": f"solved {solved}, unsolvable {unsolvable}, unknown {unknown}, error {error}",
+    }
 
 
 def main() -> None:
@@ -76,15 +96,21 @@ def main() -> None:
         theirs.append(run_fcsolve(lo, hi, args.cells, args.workers, args.preset))
     o_wall = statistics.median(r["wall"] for r in ours)
     t_wall = statistics.median(r["wall"] for r in theirs)
-    print(f"deals {lo}..{hi}, {args.cells} free cells, {args.workers} workers/processes, "
-          f"{args.repeat} run(s) each, median wall time")
-    print(f"{'fcanalyze sweep (CLI)':26}{o_wall:9.2f} s  {ours[-1]['counts']}  (solutions verified, "
-          "unsolvable proved, rows in Parquet)")
+    print(
+        f"deals {lo}..{hi}, {args.cells} free cells, {args.workers} workers/processes, "
+        f"{args.repeat} run(s) each, median wall time"
+    )
+    print(
+        f"{'fcanalyze sweep (CLI)':26}{o_wall:9.2f} s  {ours[-1]['counts']}  (solutions verified, "
+        "unsolvable proved, rows in Parquet)"
+    )
     t_counts = ", ".join(f"{k} {v}" for k, v in theirs[-1]["counts"].items())
     print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f} s  {t_counts}")
     print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
-    print(f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB; "
-          f"largest peak_memory of a job (the engine's own count): {max(r['peak_memory'] for r in ours) / 2**20:.1f} MiB")
+    print(
+        f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB; "
+        f"largest peak_memory of a job (the engine's own count): {max(r['peak_memory'] for r in ours) / 2**20:.1f} MiB"
+    )
 
     # Where the sweep's time goes (medians over runs). Worker time is workers x wall.
     med = {k: statistics.median(r["inner"][k] for r in ours) for k in ("wall", "engine", "referee", "parquet")}
@@ -93,8 +119,10 @@ def main() -> None:
     print(f"inside the sweep ({med['wall']:.2f} s of the command's {o_wall:.2f} s; the rest is start-up):")
     print(f"  engine search   {med['engine']:7.2f} s  {100 * med['engine'] / capacity:5.1f}% of worker time")
     print(f"  referee replay  {med['referee']:7.2f} s  {100 * med['referee'] / capacity:5.1f}%")
-    print(f"  pool and rest   {pool:7.2f} s  {100 * pool / capacity:5.1f}%  (deal generation, Python "
-          "around the engine, messages, idle at the end)")
+    print(
+        f"  pool and rest   {pool:7.2f} s  {100 * pool / capacity:5.1f}%  (deal generation, Python "
+        "around the engine, messages, idle at the end)"
+    )
     print(f"  Parquet writes  {med['parquet']:7.2f} s in the main process")
 
 

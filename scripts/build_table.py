@@ -63,8 +63,7 @@ def main() -> int:
                 return status
 
     table = read_dataset(source)
-    table = table.filter(pc.and_(pc.equal(table["variant"], "freecell"),
-                                 pc.less_equal(table["deal"], CLASSIC_DEALS)))
+    table = table.filter(pc.and_(pc.equal(table["variant"], "freecell"), pc.less_equal(table["deal"], CLASSIC_DEALS)))
     table = table.filter(pc.is_in(table["cells"], pa.array(TABLE_CELLS, pa.int8())))
     problems = check(table)
     if problems:
@@ -76,8 +75,12 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(f".{args.out.name}.tmp")
     pq.write_table(
-        table, tmp, compression="zstd", compression_level=19,
-        use_dictionary=DICTIONARY_COLUMNS, row_group_size=table.num_rows,
+        table,
+        tmp,
+        compression="zstd",
+        compression_level=19,
+        use_dictionary=DICTIONARY_COLUMNS,
+        row_group_size=table.num_rows,
     )
     tmp.replace(args.out)
     print(f"wrote {table.num_rows:,} rows to {args.out} ({args.out.stat().st_size / 2**20:.1f} MiB)")
@@ -99,10 +102,14 @@ def check(table: pa.Table) -> list[str]:
         if counts.get("error"):
             problems.append(f"{cells} cells: {counts['error']} error rows")
         if solved > WINNABLE_CLASSIC[cells] or unsolvable > CLASSIC_DEALS - WINNABLE_CLASSIC[cells]:
-            problems.append(f"{cells} cells: {solved:,} winnable and {unsolvable:,} not, against the published "
-                            f"{WINNABLE_CLASSIC[cells]:,} and {CLASSIC_DEALS - WINNABLE_CLASSIC[cells]:,}")
-        print(f"{cells} cells: {solved:,} solved, {unsolvable:,} unsolvable, {unknown:,} unknown "
-              f"(published: {WINNABLE_CLASSIC[cells]:,} winnable)")
+            problems.append(
+                f"{cells} cells: {solved:,} winnable and {unsolvable:,} not, against the published "
+                f"{WINNABLE_CLASSIC[cells]:,} and {CLASSIC_DEALS - WINNABLE_CLASSIC[cells]:,}"
+            )
+        print(
+            f"{cells} cells: {solved:,} solved, {unsolvable:,} unsolvable, {unknown:,} unknown "
+            f"(published: {WINNABLE_CLASSIC[cells]:,} winnable)"
+        )
     return problems
 
 

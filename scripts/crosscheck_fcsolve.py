@@ -25,7 +25,9 @@ from fcanalyze.deals import microsoft_deal
 def fcsolve_verdict(board_text: str, cells: int, max_iters: int) -> str:
     out = subprocess.run(
         ["fc-solve", "-l", "tfts", "--freecells-num", str(cells), "-mi", str(max_iters), "-"],
-        input=board_text, capture_output=True, text=True,
+        input=board_text,
+        capture_output=True,
+        text=True,
     ).stdout
     if "This game is solveable." in out:
         return "solved"

@@ -34,7 +34,9 @@ def deal_numbers() -> list[int]:
 def board(number: int) -> str:
     return subprocess.run(
         ["make-microsoft-freecell-board", "-t", str(number)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
 
 
@@ -59,14 +61,19 @@ def solutions(deals: range) -> list[str]:
         for number in deals:
             out = subprocess.run(
                 ["fc-solve", "-mi", "300000", *args, "-m", "-snx", "-"],
-                input=board(number), capture_output=True, text=True,
+                input=board(number),
+                capture_output=True,
+                text=True,
             ).stdout
             if "This game is solveable." not in out:
                 continue
             body = out.split("-=-=-=-=-=-=-=-=-=-=-=-", 1)[1].split("This game is solveable.")[0]
             moves = " ".join(body.split())
             rows.append(f"{number}\t{spec}\t{cells}\t{' '.join(args)}\t{moves}")
-        print(f"{spec} {cells} cells: {sum(r.split(chr(9))[1:3] == [spec, str(cells)] for r in rows)} solutions", file=sys.stderr)
+        print(
+            f"{spec} {cells} cells: {sum(r.split(chr(9))[1:3] == [spec, str(cells)] for r in rows)} solutions",
+            file=sys.stderr,
+        )
     return rows
 
 

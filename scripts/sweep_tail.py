@@ -22,25 +22,33 @@ def main() -> None:
     args = parser.parse_args()
     frame = read_dataset(args.dataset).to_pandas()
 
-    print(f"{'cells':>5} {'jobs':>7} {'solved':>7} {'unsolv.':>7} {'implied':>7} {'unknown':>7} "
-          f"{'engine s':>9} {'moves mean':>10} {'p99':>6} {'max':>7} {'>300':>5}")
+    print(
+        f"{'cells':>5} {'jobs':>7} {'solved':>7} {'unsolv.':>7} {'implied':>7} {'unknown':>7} "
+        f"{'engine s':>9} {'moves mean':>10} {'p99':>6} {'max':>7} {'>300':>5}"
+    )
     for cells, group in frame.groupby("cells", sort=True):
         moves = group.loc[group["status"] == "solved", "moves"].dropna()
         status = group["status"].value_counts()
-        print(f"{cells:>5} {len(group):>7,} {status.get('solved', 0):>7,} {status.get('unsolvable', 0):>7,} "
-              f"{group['implied_by'].notna().sum():>7,} {status.get('unknown', 0):>7,} "
-              f"{group['seconds'].sum():>9.1f} {moves.mean():>10.1f} {moves.quantile(0.99):>6.0f} "
-              f"{moves.max():>7.0f} {(moves > 300).sum():>5}")
+        print(
+            f"{cells:>5} {len(group):>7,} {status.get('solved', 0):>7,} {status.get('unsolvable', 0):>7,} "
+            f"{group['implied_by'].notna().sum():>7,} {status.get('unknown', 0):>7,} "
+            f"{group['seconds'].sum():>9.1f} {moves.mean():>10.1f} {moves.quantile(0.99):>6.0f} "
+            f"{moves.max():>7.0f} {(moves > 300).sum():>5}"
+        )
     print()
     print(f"the {args.top} slowest jobs")
     slow = frame.sort_values("seconds", ascending=False).head(args.top)
-    print(f"{'deal':>6} {'cells':>5} {'status':>10} {'seconds':>8} {'nodes':>12} {'states':>12} "
-          f"{'peak MiB':>8} {'moves':>6}")
+    print(
+        f"{'deal':>6} {'cells':>5} {'status':>10} {'seconds':>8} {'nodes':>12} {'states':>12} "
+        f"{'peak MiB':>8} {'moves':>6}"
+    )
     for r in slow.itertuples():
         moves = "-" if r.moves != r.moves or r.moves is None else f"{r.moves:.0f}"
         limit = f" ({r.limit})" if isinstance(r.limit, str) else ""
-        print(f"{r.deal:>6} {r.cells:>5} {r.status + limit:>10} {r.seconds:>8.2f} {r.nodes:>12,.0f} "
-              f"{r.states:>12,.0f} {r.peak_memory / 2**20:>8.0f} {moves:>6}")
+        print(
+            f"{r.deal:>6} {r.cells:>5} {r.status + limit:>10} {r.seconds:>8.2f} {r.nodes:>12,.0f} "
+            f"{r.states:>12,.0f} {r.peak_memory / 2**20:>8.0f} {moves:>6}"
+        )
 
 
 if __name__ == "__main__":

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from fcanalyze import Variant, parse_board
+from fcanalyze import FREECELL, Variant, parse_board
 from fcanalyze.board import Board
 from fcanalyze.cards import SUITS, card_text, make_card, parse_card
 
 # An alternating run from the queen of hearts down to the ace of spades.
-CHAIN = "QH JS TH 9S 8H 7S 6H 5S 4H 3S 2H AS".split()
+CHAIN = ["QH", "JS", "TH", "9S", "8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"]
 
 
 def full_board(
     columns: list[list[str]],
     cells: list[str | None] = (),
     foundations: dict[str, int] | None = None,
-    variant: Variant = Variant(),
+    variant: Variant = FREECELL,
     fillers: int | None = None,
 ) -> Board:
     """A complete board: the given columns first, then the given cells and foundations;

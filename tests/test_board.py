@@ -143,5 +143,6 @@ def test_the_engine_refuses_tall_columns_itself_without_a_panic():
     with pytest.raises(ValueError, match="could grow to"):
         _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], n_cells=4, n_columns=8)
     with pytest.raises(ValueError, match="could grow to"):
-        _engine.solve([list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0],
-                      n_cells=4, n_columns=8)
+        _engine.solve(
+            [list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0], n_cells=4, n_columns=8
+        )

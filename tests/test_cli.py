@@ -28,7 +28,7 @@ def test_deal_json_layout(run_cli):
     result = run_cli("deal", "617", "--format", "json", "--cells", "2")
     layout = json.loads(result.stdout)
     assert layout["deal"] == 617 and layout["cells"] == 2 and layout["variant"] == "freecell"
-    assert layout["columns"][0] == "7D TD TH KD 4C 4S JD".split()
+    assert layout["columns"][0] == ["7D", "TD", "TH", "KD", "4C", "4S", "JD"]
     assert layout["freecells"] == [None, None]
 
 
@@ -71,7 +71,9 @@ def test_malformed_board_file_names_the_line(run_cli, tmp_path):
 
 def test_board_command_normalises(run_cli, tmp_path):
     f = tmp_path / "b.board"
-    f.write_text("".join(": " + line.replace("T", "10") + "\n" for line in (DATA / "ms1.board").read_text().splitlines()))
+    f.write_text(
+        "".join(": " + line.replace("T", "10") + "\n" for line in (DATA / "ms1.board").read_text().splitlines())
+    )
     result = run_cli("board", f)
     assert result.exit_code == 0 and result.stdout == (DATA / "ms1.board").read_text()
 
@@ -133,8 +135,12 @@ def test_installed_entry_points(entry, where, tmp_path):
 
 
 def test_import_and_help_from_the_clone_root():
-    imported = subprocess.run([sys.executable, "-c", "import fcanalyze; print(fcanalyze.solve(617).status)"],
-                              capture_output=True, text=True, cwd=REPO_ROOT)
+    imported = subprocess.run(
+        [sys.executable, "-c", "import fcanalyze; print(fcanalyze.solve(617).status)"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
     assert imported.stdout.strip() == "solved", imported.stderr
     shown = subprocess.run([sys.executable, "-m", "fcanalyze", "--help"], capture_output=True, text=True, cwd=REPO_ROOT)
     assert shown.returncode == 0 and shown.stdout.startswith("Usage: ") and shown.stderr == ""

@@ -17,11 +17,18 @@ distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'fcanalyze[dask]')"
 )
 
-from fcanalyze.store import read_dataset  # noqa: E402
-
 from test_sweep import (  # noqa: E402
-    CIRCUMSTANTIAL, NEUTRAL_CWD, children, crosscheck_verdicts, fcanalyze_process, keys, run_fcanalyze, wait_for_rows,
+    CIRCUMSTANTIAL,
+    NEUTRAL_CWD,
+    children,
+    crosscheck_verdicts,
+    fcanalyze_process,
+    keys,
+    run_fcanalyze,
+    wait_for_rows,
 )
+
+from fcanalyze.store import read_dataset  # noqa: E402
 
 # The `dask` command of the environment running the tests.
 _BESIDE = Path(sys.executable).with_name("dask")
@@ -39,11 +46,25 @@ class Cluster:
         self.address = f"tcp://127.0.0.1:{free_port()}"
         port = self.address.rsplit(":", 1)[1]
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": NEUTRAL_CWD}
-        self.scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", port,
-                                           "--no-dashboard"], **quiet)
+        self.scheduler = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], **quiet
+        )
         self.workers = [
-            subprocess.Popen([DASK, "worker", self.address, "--nthreads", "1", "--nworkers", "1",
-                              "--no-dashboard", "--name", f"w{i}"], **quiet)
+            subprocess.Popen(
+                [
+                    DASK,
+                    "worker",
+                    self.address,
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--no-dashboard",
+                    "--name",
+                    f"w{i}",
+                ],
+                **quiet,
+            )
             for i in range(workers)
         ]
         client = distributed.Client(self.address, timeout=30)
@@ -95,13 +116,25 @@ def test_a_cluster_sweep_writes_the_same_rows_as_the_local_pool(cluster, tmp_pat
 
 def test_killing_a_worker_mid_sweep_loses_nothing_and_duplicates_nothing(cluster, tmp_path):
     out = tmp_path / "ds"
-    args = ["sweep", "--deals", "1-200", "--cells", "1", "--out", out, "--scheduler", cluster.address,
-            "--no-progress", "--max-seconds", "0"]
+    args = [
+        "sweep",
+        "--deals",
+        "1-200",
+        "--cells",
+        "1",
+        "--out",
+        out,
+        "--scheduler",
+        cluster.address,
+        "--no-progress",
+        "--max-seconds",
+        "0",
+    ]
     proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(out, 10, proc)
     victim = cluster.worker_processes()[0]
     os.kill(victim, signal.SIGKILL)
-    stdout, stderr = proc.communicate(timeout=300)
+    _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
     assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == crosscheck_verdicts(1)
@@ -114,9 +147,11 @@ def test_killing_a_worker_mid_sweep_loses_nothing_and_duplicates_nothing(cluster
 
 
 def test_without_a_scheduler_dask_is_not_imported(tmp_path):
-    code = ("import sys; from fcanalyze.sweep import sweep; "
-            f"sweep('1-3', cells=4, out={str(tmp_path / 'ds')!r}, workers=1); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    code = (
+        "import sys; from fcanalyze.sweep import sweep; "
+        f"sweep('1-3', cells=4, out={str(tmp_path / 'ds')!r}, workers=1); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=NEUTRAL_CWD)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -126,8 +161,9 @@ def test_scheduler_errors_are_one_line(tmp_path, run_cli):
     result = run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2")
     assert result.exit_code == 2 and "--workers does not apply with --scheduler" in result.output
     begin = time.monotonic()
-    result = run_cli("sweep", "-d", "1-3", "-o", tmp_path / "b", "--scheduler", f"tcp://127.0.0.1:{free_port()}",
-                     "--no-progress")
+    result = run_cli(
+        "sweep", "-d", "1-3", "-o", tmp_path / "b", "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"
+    )
     assert result.exit_code == 2, result.output
     assert result.output.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:")
     assert len(result.output.strip().splitlines()) == 1

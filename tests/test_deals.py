@@ -73,8 +73,9 @@ def test_other_column_counts_deal_the_same_deck_round_robin():
 def test_random_deals_across_the_whole_range_match_the_peer():
     rng = random.Random()
     for number in [rng.randint(1, LAST_DEAL) for _ in range(20000)]:
-        want = subprocess.run(["make-microsoft-freecell-board", "-t", str(number)],
-                              capture_output=True, text=True, check=True).stdout
+        want = subprocess.run(
+            ["make-microsoft-freecell-board", "-t", str(number)], capture_output=True, text=True, check=True
+        ).stdout
         assert format_board(microsoft_deal(number)) == want, number
 
 

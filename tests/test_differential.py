@@ -28,6 +28,6 @@ def test_implied_unsolvable_rows_agree_with_searching_those_jobs(tmp_path):
         direct = solve(r["deal"], cells=r["cells"])
         assert direct.status == "unsolvable", (r["deal"], r["cells"])
     # Every job whose deal was not proved lost with more cells was searched.
-    for (deal, cells), r in searched.items():
+    for deal, cells in searched:
         more = [searched.get((deal, k)) for k in range(cells + 1, 3)]
         assert not any(m is not None and m["status"] == "unsolvable" for m in more), (deal, cells)

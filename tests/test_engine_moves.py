@@ -23,8 +23,13 @@ from fcanalyze.variant import Build, EmptyColumn, SequenceMoves
 def engine_moves(pos: Position) -> set:
     v, b = pos.variant, pos.board
     moves = _engine.generate_moves(
-        b.columns, b.cells, b.foundations, n_cells=v.cells, n_columns=v.columns,
-        same_suit=v.build is Build.SUIT, kings_only=v.empty_column is EmptyColumn.KINGS,
+        b.columns,
+        b.cells,
+        b.foundations,
+        n_cells=v.cells,
+        n_columns=v.columns,
+        same_suit=v.build is Build.SUIT,
+        kings_only=v.empty_column is EmptyColumn.KINGS,
         sequence_moves=v.sequence_moves.value,
     )
     return {normalise(pos, parse_move(m)) for m in moves}
@@ -36,8 +41,12 @@ def referee_moves(pos: Position) -> set:
     for m in pos.legal_moves():
         if m.source_kind == CELL and m.dest_kind == CELL:
             continue
-        if m.dest_kind == COLUMN and m.source_kind == COLUMN and not pos.board.columns[m.dest] \
-                and m.count == len(pos.board.columns[m.source]):
+        if (
+            m.dest_kind == COLUMN
+            and m.source_kind == COLUMN
+            and not pos.board.columns[m.dest]
+            and m.count == len(pos.board.columns[m.source])
+        ):
             continue
         if m.count > 1 and not relaxed:
             continue
@@ -57,9 +66,17 @@ def normalise(pos: Position, m) -> tuple:
 
 @pytest.mark.parametrize(
     "spec,cells",
-    [("freecell", 4), ("freecell", 2), ("freecell", 1), ("freecell", 0), ("bakers-game", 3),
-     ("freecell,empty=kings", 4), ("relaxed-freecell", 2), ("single-move-freecell,columns=10", 3),
-     ("freecell,columns=5", 4)],
+    [
+        ("freecell", 4),
+        ("freecell", 2),
+        ("freecell", 1),
+        ("freecell", 0),
+        ("bakers-game", 3),
+        ("freecell,empty=kings", 4),
+        ("relaxed-freecell", 2),
+        ("single-move-freecell,columns=10", 3),
+        ("freecell,columns=5", 4),
+    ],
 )
 def test_engine_tries_every_legal_move(spec, cells):
     variant = Variant.parse(spec, cells=cells)

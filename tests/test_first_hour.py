@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 import tqdm
 
@@ -15,16 +17,19 @@ def test_no_command_prints_the_plain_help(run_cli):
     assert result.stderr == ""
 
 
-@pytest.mark.parametrize("args,message", [
-    (["solve"], "give a deal number N or --board FILE (see"),
-    (["solve", "1", "--board", "x.board"], "give a deal number N or --board FILE, not both"),
-    (["sweep", "--cells", "4-2"], "bad cell range '4-2': it runs backwards; write 2-4"),
-    (["deal", "617", "--formt", "json"], "No such option '--formt'"),
-    (["solve", "-5"], "deal number -5 is out of range"),
-    (["solve", "--max-seconds", "5", "-5"], "deal number -5 is out of range"),
-    (["lookup", "-5"], "deal number -5 is out of range"),
-    (["deal", "-5"], "deal number -5 is out of range"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["solve"], "give a deal number N or --board FILE (see"),
+        (["solve", "1", "--board", "x.board"], "give a deal number N or --board FILE, not both"),
+        (["sweep", "--cells", "4-2"], "bad cell range '4-2': it runs backwards; write 2-4"),
+        (["deal", "617", "--formt", "json"], "No such option '--formt'"),
+        (["solve", "-5"], "deal number -5 is out of range"),
+        (["solve", "--max-seconds", "5", "-5"], "deal number -5 is out of range"),
+        (["lookup", "-5"], "deal number -5 is out of range"),
+        (["deal", "-5"], "deal number -5 is out of range"),
+    ],
+)
 def test_messages_say_what_is_wrong(run_cli, args, message):
     result = run_cli(*args)
     assert result.exit_code == 2 and result.stderr.startswith("Error: ") and message in result.stderr, result.output
@@ -51,9 +56,9 @@ def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
     sol = tmp_path / "1c3.sol"
     solved = run_cli("solve", "1", "--cells", "3", "--solution-out", sol)
     assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
-    assert run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout.endswith("OK: wins in 100 moves (89 single-card, "
-                                                                                 "11 multi-card); 156 single-card "
-                                                                                 "moves with sequence moves expanded\n")
+    assert run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout.endswith(
+        "OK: wins in 100 moves (89 single-card, 11 multi-card); 156 single-card moves with sequence moves expanded\n"
+    )
     piped = run_cli("solve", "1", "--solution-out", "-")
     assert piped.exit_code == 0 and "SOLVED" not in piped.stdout
     assert run_cli("verify", "--deal", "1", "-", input=piped.stdout).exit_code == 0
@@ -73,7 +78,7 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
 class _Bar:
     """Stands in for tqdm, keeping what the sweep told it."""
 
-    made: list = []
+    made: ClassVar[list] = []
 
     def __init__(self, total, **kwargs):
         self.total, self.n, self.postfix = total, 0, None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -64,25 +65,33 @@ def _fuzz_cli(run_cli, cases: int, seed: int) -> None:
         elif kind == 2:
             _clean(run_cli("verify", "--deal", "617", "-", input=mutate(" ".join(solution), rng)))
         else:
-            option, valid = rng.choice([("--max-nodes", "2000"), ("--max-seconds", "0.5"),
-                                        ("--max-memory", "64M"), ("--variant", "freecell,columns=8"),
-                                        ("--cells", "2")])
+            option, valid = rng.choice(
+                [
+                    ("--max-nodes", "2000"),
+                    ("--max-seconds", "0.5"),
+                    ("--max-memory", "64M"),
+                    ("--variant", "freecell,columns=8"),
+                    ("--cells", "2"),
+                ]
+            )
             _clean(run_cli("solve", mutate("617", rng), option, mutate(valid, rng), "--max-nodes", "2000"))
 
 
 def _fuzz_option_parsers(cases: int, seed: int) -> None:
     rng = random.Random(seed)
     parsers = [
-        (parse_deal_spans, "1-32000,617,11982"), (parse_cells, "0-4"), (Variant.parse, "bakers-game,empty=kings"),
-        (parse_memory, "1.5G"), (check_seconds, "30"), (check_nodes, None),
+        (parse_deal_spans, "1-32000,617,11982"),
+        (parse_cells, "0-4"),
+        (Variant.parse, "bakers-game,empty=kings"),
+        (parse_memory, "1.5G"),
+        (check_seconds, "30"),
+        (check_nodes, None),
     ]
     for _ in range(cases):
         parse, valid = rng.choice(parsers)
         text = mutate(valid or "1000", rng)
-        try:
+        with contextlib.suppress(fcanalyze.FcanalyzeError):
             parse(text if parse is not check_nodes else whole_number(text))
-        except fcanalyze.FcanalyzeError:
-            pass
 
 
 def test_fuzz_cli_parsers_quickly(run_cli):

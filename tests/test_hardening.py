@@ -82,8 +82,14 @@ def test_absurd_run_sizes_are_illegal_moves_said_plainly(run_cli, solution, mess
 def test_budgets_check_their_ranges_from_python_too():
     assert Budgets(10, 2.5, "1.5G") == Budgets(10, 2.5, 3 << 29)
     assert parse_memory("512MiB") == 512 << 20
-    for bad in ({"max_memory": float("inf")}, {"max_seconds": float("nan")}, {"max_nodes": 10**30},
-                {"max_nodes": 1.5}, {"max_memory": "²G"}, {"max_seconds": 0}):
+    for bad in (
+        {"max_memory": float("inf")},
+        {"max_seconds": float("nan")},
+        {"max_nodes": 10**30},
+        {"max_nodes": 1.5},
+        {"max_memory": "²G"},
+        {"max_seconds": 0},
+    ):
         with pytest.raises(fcanalyze.FcanalyzeError):
             Budgets(**bad)
     with pytest.raises(fcanalyze.FcanalyzeError, match="max_seconds"):
@@ -92,7 +98,7 @@ def test_budgets_check_their_ranges_from_python_too():
 
 def test_the_engine_binding_refuses_a_nan_budget_itself():
     from fcanalyze import _engine
+
     board = fcanalyze.microsoft_deal(1)
     with pytest.raises(ValueError, match="budgets must be positive"):
-        _engine.solve(board.columns, board.cells, board.foundations, n_cells=4, n_columns=8,
-                      max_seconds=float("nan"))
+        _engine.solve(board.columns, board.cells, board.foundations, n_cells=4, n_columns=8, max_seconds=float("nan"))

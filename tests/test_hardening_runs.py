@@ -58,7 +58,7 @@ def test_a_failed_write_leaves_no_file_and_no_temporary(tmp_path):
         path.write_text("deal,cells\n1,")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    with pytest.raises(FcanalyzeError, match="cannot write .*summary.csv: No space left on device"):
+    with pytest.raises(FcanalyzeError, match=r"cannot write .*summary\.csv: No space left on device"):
         write_atomically(target, half_then_disk_full)
     assert list(tmp_path.iterdir()) == []
     # An old version stays whole.
@@ -69,16 +69,21 @@ def test_a_failed_write_leaves_no_file_and_no_temporary(tmp_path):
 
 
 def test_sweep_refuses_a_variant_that_sets_cells(run_cli, tmp_path):
-    _one_error_line(run_cli("sweep", "--variant", "freecell,cells=2", "-o", tmp_path / "x"),
-                    "sets cells, which a sweep takes from --cells")
+    _one_error_line(
+        run_cli("sweep", "--variant", "freecell,cells=2", "-o", tmp_path / "x"),
+        "sets cells, which a sweep takes from --cells",
+    )
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("address,message", [
-    ("tcp://no such host", "is not a scheduler address"),
-    ("tcp://host:99999", "is not a scheduler address"),
-    ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
-])
+@pytest.mark.parametrize(
+    "address,message",
+    [
+        ("tcp://no such host", "is not a scheduler address"),
+        ("tcp://host:99999", "is not a scheduler address"),
+        ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+    ],
+)
 def test_a_bad_scheduler_fails_at_once(run_cli, tmp_path, address, message):
     begin = time.monotonic()
     _one_error_line(run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", address), message)
@@ -99,7 +104,9 @@ def test_a_read_only_dataset_reports_when_done_and_refuses_work_left(two_variant
         assert done.to_run == 0 and done.run().by_cells[4]["left"] == 0
     finally:
         done.close()
-    with pytest.raises(FcanalyzeError, match=r"cannot write to .*Read-only file system.*12 of its jobs are still to run"):
+    with pytest.raises(
+        FcanalyzeError, match=r"cannot write to .*Read-only file system.*12 of its jobs are still to run"
+    ):
         plan_sweep(range(1, 13), [4, 2, 1], two_variants)
 
 
@@ -111,8 +118,13 @@ def _no_traceback(err: str) -> None:
 @pytest.mark.parametrize("delay", [0.15, 0.5, 1.5])
 def test_a_signal_at_any_moment_of_solve_stops_it_cleanly(sig, code, delay):
     # 1568 with 1 cell takes minutes: the signal always comes in the middle.
-    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", "solve", "1568", "--cells", "1"],
-                            cwd=NEUTRAL_CWD, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcanalyze", "solve", "1568", "--cells", "1"],
+        cwd=NEUTRAL_CWD,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(delay)
     proc.send_signal(sig)
     begin = time.monotonic()
@@ -124,9 +136,13 @@ def test_a_signal_at_any_moment_of_solve_stops_it_cleanly(sig, code, delay):
 
 def test_reads_never_fail_while_a_sweep_writes(tmp_path):
     out = tmp_path / "live"
-    proc = subprocess.Popen([sys.executable, "-m", "fcanalyze", "sweep", "-d", "1-4000", "-k", "4", "-o", out,
-                             "--no-progress", "-j", "1"], cwd=NEUTRAL_CWD, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcanalyze", "sweep", "-d", "1-4000", "-k", "4", "-o", out, "--no-progress", "-j", "1"],
+        cwd=NEUTRAL_CWD,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     failures: list[str] = []
     reads = 0
     stop = threading.Event()
@@ -138,7 +154,7 @@ def test_reads_never_fail_while_a_sweep_writes(tmp_path):
                 table = read_dataset(out)
                 assert table.num_rows == len(set(zip(table["deal"].to_pylist(), table["cells"].to_pylist())))
                 reads += 1
-            except Exception as e:  # noqa: BLE001 - any failure is the bug
+            except Exception as e:
                 failures.append(f"{type(e).__name__}: {e}")
 
     # From the first part on, every read must succeed.

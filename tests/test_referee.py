@@ -7,7 +7,14 @@ from conftest import DATA
 
 from fcanalyze import NotationError, Variant, microsoft_deal
 from fcanalyze.notation import (
-    CELL, COLUMN, FOUNDATION, Move, format_move, format_solution, parse_move, parse_solution,
+    CELL,
+    COLUMN,
+    FOUNDATION,
+    Move,
+    format_move,
+    format_solution,
+    parse_move,
+    parse_solution,
     solution_tokens,
 )
 from fcanalyze.referee import replay
@@ -87,9 +94,9 @@ def test_every_single_token_corruption_is_rejected_at_the_right_move(name):
     pos = Position(microsoft_deal(1), FREECELL)
     tried = at_the_move = still_wins = 0
     for i, token in enumerate(tokens):
-        changes = [(c, [c] + tokens[i + 1:]) for c in _corruptions(token, pos)]
+        changes = [(c, [c] + tokens[i + 1 :]) for c in _corruptions(token, pos)]
         if i + 1 < len(tokens):
-            changes.append((tokens[i + 1], tokens[i + 1:]))  # move i dropped
+            changes.append((tokens[i + 1], tokens[i + 1 :]))  # move i dropped
         for first, rest in changes:
             tried += 1
             # The prefix is unchanged, so replay from the position before move i.

@@ -6,14 +6,13 @@ import matplotlib.image
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import DATA
+from test_sweep import run_fcanalyze
 
 from fcanalyze import report
 from fcanalyze.outputs import percent
 from fcanalyze.store import read_dataset
 from fcanalyze.sweep import sweep
-
-from conftest import DATA
-from test_sweep import run_fcanalyze
 
 DEALS = range(1, 61)
 
@@ -143,8 +142,11 @@ def test_missing_empty_or_foreign_datasets_are_one_line_errors(tmp_path, run_cli
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     pq.write_table(pa.table({"x": [1, 2]}), foreign / "part-0.parquet")
-    for path, message in [(tmp_path / "nope", "does not exist"), (empty, "holds no fcanalyze dataset"),
-                          (foreign, "not a fcanalyze dataset part")]:
+    for path, message in [
+        (tmp_path / "nope", "does not exist"),
+        (empty, "holds no fcanalyze dataset"),
+        (foreign, "not a fcanalyze dataset part"),
+    ]:
         result = run_cli("report", path)
         assert result.exit_code == 2, result.output
         assert result.output.startswith("Error:") and message in result.output
@@ -183,4 +185,11 @@ def test_a_real_mismatch_is_still_flagged():
 
 def test_percentages_never_round_to_all_or_nothing():
     assert [percent(x) for x in (1.0, 0.0, 0.5, 31999 / 32000, 1 / 32000, 0.99996, float("nan"))] == [
-        "100.00%", "0.00%", "50.00%", "99.997%", "0.003%", "99.996%", "-"]
+        "100.00%",
+        "0.00%",
+        "50.00%",
+        "99.997%",
+        "0.003%",
+        "99.996%",
+        "-",
+    ]

@@ -151,8 +151,15 @@ def _every_conceivable_move(variant):
 
 @pytest.mark.parametrize(
     "cells,spec",
-    [(4, "freecell"), (1, "freecell"), (0, "freecell"), (2, "bakers-game"),
-     (4, "freecell,empty=kings"), (3, "relaxed-freecell"), (2, "single-move-freecell,columns=10")],
+    [
+        (4, "freecell"),
+        (1, "freecell"),
+        (0, "freecell"),
+        (2, "bakers-game"),
+        (4, "freecell,empty=kings"),
+        (3, "relaxed-freecell"),
+        (2, "single-move-freecell,columns=10"),
+    ],
 )
 def test_generated_moves_are_exactly_the_moves_check_accepts(cells, spec):
     """Along seeded random walks, legal_moves() and check() agree on every conceivable move."""

@@ -14,8 +14,31 @@ def test_row_fields_are_the_schema_columns_in_order():
 
 
 def _row(deal: int) -> Row:
-    return Row(deal, "freecell", 4, 8, "unsolvable", False, None, 5, None, None, None, None, None, None, None,
-               None, None, False, None, "0", "budgets", "host", datetime.now(timezone.utc))
+    return Row(
+        deal,
+        "freecell",
+        4,
+        8,
+        "unsolvable",
+        False,
+        None,
+        5,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        False,
+        None,
+        "0",
+        "budgets",
+        "host",
+        datetime.now(timezone.utc),
+    )
 
 
 def test_slow_appends_rewrite_each_row_a_bounded_number_of_times(tmp_path):

@@ -12,16 +12,15 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import DATA
 
 import fcanalyze
 from fcanalyze.deals import parse_deal_ranges, parse_deal_spans
-from fcanalyze.jobs import DealSpans, JobSpace
 from fcanalyze.errors import FcanalyzeError
+from fcanalyze.jobs import DealSpans, JobSpace
 from fcanalyze.referee import replay
 from fcanalyze.store import SCHEMA, Dataset, read_dataset
 from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
-
-from conftest import DATA
 
 # Columns that depend on the machine and the moment, not on the job.
 CIRCUMSTANTIAL = ["seconds", "verify_seconds", "finished_at", "host"]
@@ -60,8 +59,14 @@ def fcanalyze_process(*args, **kwargs) -> subprocess.Popen:
 
 
 def run_fcanalyze(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fcanalyze", *map(str, args)], cwd=NEUTRAL_CWD,
-                          capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "fcanalyze", *map(str, args)],
+        cwd=NEUTRAL_CWD,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> int:
@@ -105,16 +110,19 @@ def test_deal_ranges_take_ranges_lists_and_files(tmp_path):
     assert parse_deal_ranges(f"@{listing}") == [1, 2, 3, 617, 11982]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty item"),
-    ("1-", "bad deal range '1-'"),
-    ("5-3", "runs backwards"),
-    ("0-10", "out of range"),
-    ("1-8589934592", "out of range"),
-    ("seven", "whole number"),
-    ("1,,2", "empty item"),
-    ("@/no/such/list", "/no/such/list: no such file"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty item"),
+        ("1-", "bad deal range '1-'"),
+        ("5-3", "runs backwards"),
+        ("0-10", "out of range"),
+        ("1-8589934592", "out of range"),
+        ("seven", "whole number"),
+        ("1,,2", "empty item"),
+        ("@/no/such/list", "/no/such/list: no such file"),
+    ],
+)
 def test_bad_deal_ranges_say_what_is_wrong(text, message):
     with pytest.raises(FcanalyzeError, match=message):
         parse_deal_spans(text)
@@ -316,16 +324,19 @@ def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
 # --- the command line -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--deals", "1-"], "bad deal range '1-'"),
-    (["--deals", "0"], "out of range"),
-    (["--deals", "10-1"], "runs backwards"),
-    (["--cells", "9"], "cell count 9 is out of range"),
-    (["--cells", "two"], "bad cell count"),
-    (["--variant", "spider"], "spider"),
-    (["--workers", "0"], "0"),
-    (["--max-memory", "lots"], "bad memory size"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--deals", "1-"], "bad deal range '1-'"),
+        (["--deals", "0"], "out of range"),
+        (["--deals", "10-1"], "runs backwards"),
+        (["--cells", "9"], "cell count 9 is out of range"),
+        (["--cells", "two"], "bad cell count"),
+        (["--variant", "spider"], "spider"),
+        (["--workers", "0"], "0"),
+        (["--max-memory", "lots"], "bad memory size"),
+    ],
+)
 def test_bad_sweep_arguments_are_one_line_errors_before_any_work(tmp_path, run_cli, args, message):
     out = tmp_path / "ds"
     result = run_cli("sweep", *args, "--out", out, "--no-progress")
@@ -348,8 +359,9 @@ def test_cli_sweep_then_export_to_parquet_and_csv(tmp_path):
     out = tmp_path / "ds"
     done = run_fcanalyze("sweep", "-d", "5-1,", "-o", out)
     assert done.returncode == 2 and "runs backwards" in done.stderr
-    done = run_fcanalyze("sweep", "-d", "1-12", "-k", "4,2", "-o", out, "--no-progress", "--log-file",
-                         tmp_path / "sweep.log", "-vv")
+    done = run_fcanalyze(
+        "sweep", "-d", "1-12", "-k", "4,2", "-o", out, "--no-progress", "--log-file", tmp_path / "sweep.log", "-vv"
+    )
     assert done.returncode == 0, done.stderr
     assert "freecell: 24 jobs" in done.stdout
     table = done.stdout.splitlines()

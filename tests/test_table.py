@@ -57,7 +57,9 @@ def test_verdicts_are_monotone_in_cells(table):
         if status == "solved":
             won[cells].add(deal)
     for fewer, more in zip(TABLE_CELLS, TABLE_CELLS[1:]):
-        assert won[fewer] <= won[more], f"won with {fewer} cells but lost with {more}: {sorted(won[fewer] - won[more])[:10]}"
+        assert won[fewer] <= won[more], (
+            f"won with {fewer} cells but lost with {more}: {sorted(won[fewer] - won[more])[:10]}"
+        )
 
 
 def test_solved_rows_carry_a_verified_solution_and_implied_rows_no_search(table):
@@ -73,7 +75,9 @@ def test_solved_rows_carry_a_verified_solution_and_implied_rows_no_search(table)
 
 
 def test_a_random_sample_of_solutions_replays_in_the_referee(table):
-    solved = table.filter(pc.equal(table["status"], "solved")).select(["deal", "cells", "solution", "moves"]).to_pylist()
+    solved = (
+        table.filter(pc.equal(table["status"], "solved")).select(["deal", "cells", "solution", "moves"]).to_pylist()
+    )
     # The longest ones too, which came from the exhaustive pass.
     sample = random.Random(2026).sample(solved, 150) + sorted(solved, key=lambda r: -r["moves"])[:10]
     for r in sample:

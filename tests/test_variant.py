@@ -11,7 +11,12 @@ from fcanalyze.variant import Build, EmptyColumn, SequenceMoves
 def test_default_is_classic_freecell():
     v = Variant()
     assert (v.cells, v.columns, v.build, v.empty_column, v.sequence_moves) == (
-        4, 8, Build.ALTERNATE, EmptyColumn.ANY, SequenceMoves.SUPERMOVE)
+        4,
+        8,
+        Build.ALTERNATE,
+        EmptyColumn.ANY,
+        SequenceMoves.SUPERMOVE,
+    )
     assert v.name == "freecell" and v.describe() == "freecell, 4 free cells"
 
 
