@@ -1,4 +1,20 @@
-"""Type stub for the Rust engine built from engine/ (fcanalyze._engine)."""
+"""Type stub for the Rust engine built from engine/ (fcanalyze._engine); mypy.stubtest checks it against the build."""
+
+from typing import Literal, TypedDict
+
+__all__ = ["DEFAULT_MAX_MEMORY", "__version__", "generate_moves", "solve"]
+
+class _Outcome(TypedDict):
+    """What `solve` returns (a plain dict at run time)."""
+
+    status: Literal["solved", "unsolvable", "unknown"]
+    limit: Literal["nodes", "seconds", "memory", "interrupted"] | None
+    solution: str
+    nodes: int
+    states: int
+    max_depth: int
+    peak_memory: int
+    seconds: float
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -30,7 +46,7 @@ def solve(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     max_memory: int | None = None,
-) -> dict:
+) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
     peak_memory and seconds; see fcanalyze.solve for their meaning."""
