@@ -19,6 +19,7 @@ from .inputs import quote, read_text, whole_number
 from .outputs import write_atomically
 from .referee import replay
 from .solving import solve as solve_job
+from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -289,19 +290,19 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     result = solve_job(target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory)
     moves_text = " ".join(result.solution) + "\n"
     if solution_out == "-":
-        if result.status == "solved":
+        if result.status == SOLVED:
             click.echo(moves_text, nl=False)
         else:
             click.echo(f"{what} ({rules.describe()}): {result.status}, no solution", err=True)
-        sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
-    if solution_out is not None and result.status == "solved":
+        sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
+    if solution_out is not None and result.status == SOLVED:
         write_atomically(Path(solution_out), lambda p: p.write_text(moves_text, encoding="utf-8"))
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
         verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
         click.echo(f"{what} ({rules.describe()}): {verdict}")
-        if result.status == "solved":
+        if result.status == SOLVED:
             click.echo(f"moves: {result.moves} ({result.card_moves} single-card moves), verified by the referee")
             click.echo("solution: " + " ".join(result.solution))
             if solution_out is not None:
@@ -310,7 +311,7 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
             f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth}  "
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
         )
-    sys.exit({"solved": 0, "unsolvable": 1}.get(result.status, 3))
+    sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
 
 
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
@@ -347,7 +348,7 @@ def lookup(number, solution_cells, as_json):
         sys.exit(1)
     if solution_cells is not None:
         v = facts.verdicts.get(solution_cells)
-        if v is None or v.status != "solved":
+        if v is None or v.status != SOLVED:
             status = v.status if v is not None else "missing"
             click.echo(f"deal {n} has no solution with {solution_cells} cells in the table ({status})", err=True)
             sys.exit(1)
@@ -362,9 +363,9 @@ def lookup(number, solution_cells, as_json):
         v = facts.verdicts[k]
         if v.implied_by is not None:
             how = f"implied: unsolvable with {v.implied_by} cell{'s' if v.implied_by != 1 else ''}"
-        elif v.status == "solved":
+        elif v.status == SOLVED:
             how = f"solution replayed by the referee ({v.nodes:,} positions searched)"
-        elif v.status == "unsolvable":
+        elif v.status == UNSOLVABLE:
             how = f"proved by exhaustive search ({v.nodes:,} positions)"
         else:
             how = f"undecided: the {v.limit or 'search'} budget ran out (fcanalyze solve {n} --cells {k} --max-seconds 600)"
@@ -373,7 +374,7 @@ def lookup(number, solution_cells, as_json):
         click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {how}")
     least = facts.min_cells
     if least is None:
-        undecided = [k for k, v in facts.verdicts.items() if v.status not in ("solved", "unsolvable")]
+        undecided = [k for k, v in facts.verdicts.items() if v.status not in (SOLVED, UNSOLVABLE)]
         click.echo("fewest cells that win it: " + ("none (not even 4)" if not undecided else "undecided"))
     elif facts.min_cells_exact:
         click.echo(f"fewest cells that win it: {least}")
@@ -518,7 +519,7 @@ def sweep(
             f"referee {summary.verify_seconds:.1f} s; Parquet writes {summary.write_seconds:.2f} s"
             + (f"; {summary.worker_deaths} worker(s) died and were replaced" if summary.worker_deaths else "")
         )
-    unknown = sum(c["unknown"] + c["error"] for c in summary.by_cells.values())
+    unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
     if unknown and not summary.interrupted:
         retry = ["fcanalyze sweep", "--deals", deals, "--cells", cells, "--out", str(out)]
         if variant != "freecell":

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 
 from .outputs import write_atomically
 from .report import NOT_WON
+from .status import SOLVED
 
 DPI = 110
 
@@ -72,7 +73,7 @@ def _box_by_cells(
     very long solutions do not squeeze every box into one band."""
     data = report.data
     if solved_only:
-        data = data[data["status"] == "solved"]
+        data = data[data["status"] == SOLVED]
     variants = _variants(report)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     positions, series = [], []

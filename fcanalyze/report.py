@@ -15,12 +15,12 @@ import pyarrow as pa
 from .errors import FcanalyzeError
 from .outputs import percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from .status import DECIDED, ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from .store import read_dataset
 
 # Microsoft deals 1..32,000: how many are winnable with each number of free cells.
 PUBLISHED_WINNABLE = WINNABLE_CLASSIC
 
-DECIDED = ("solved", "unsolvable")
 
 _NULLABLE_INTS = {
     pa.int8(): pd.Int8Dtype(),
@@ -53,17 +53,17 @@ def summarize(data) -> pd.DataFrame:
     rows = []
     for (variant, cells), group in frame.groupby(["variant", "cells"], sort=True):
         status = group["status"].value_counts()
-        solved = group[group["status"] == "solved"]
-        decided = int(status.get("solved", 0) + status.get("unsolvable", 0))
+        solved = group[group["status"] == SOLVED]
+        decided = int(status.get(SOLVED, 0) + status.get(UNSOLVABLE, 0))
         row = {
             "variant": variant,
             "cells": int(cast(int, cells)),
             "jobs": len(group),
-            "solved": int(status.get("solved", 0)),
-            "unsolvable": int(status.get("unsolvable", 0)),
-            "unknown": int(status.get("unknown", 0)),
-            "error": int(status.get("error", 0)),
-            "solvable_share": status.get("solved", 0) / decided if decided else float("nan"),
+            SOLVED: int(status.get(SOLVED, 0)),
+            UNSOLVABLE: int(status.get(UNSOLVABLE, 0)),
+            UNKNOWN: int(status.get(UNKNOWN, 0)),
+            ERROR: int(status.get(ERROR, 0)),
+            "solvable_share": status.get(SOLVED, 0) / decided if decided else float("nan"),
         }
         for column, values in (
             ("moves", solved["moves"]),
@@ -102,9 +102,9 @@ def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
         counts = sorted(wide.columns, reverse=True)
         for more, fewer in zip(counts, counts[1:]):
             both = wide[wide[more].isin(DECIDED) & wide[fewer].isin(DECIDED)]
-            won = both[more] == "solved"
-            lost_here = both[won & (both[fewer] == "unsolvable")]
-            anomalies = both[(both[more] == "unsolvable") & (both[fewer] == "solved")]
+            won = both[more] == SOLVED
+            lost_here = both[won & (both[fewer] == UNSOLVABLE)]
+            anomalies = both[(both[more] == UNSOLVABLE) & (both[fewer] == SOLVED)]
             table.append(
                 {
                     "variant": variant,
@@ -133,34 +133,43 @@ def min_cells(data) -> pd.DataFrame:
     `needs_more_than` set to the largest count proved unsolvable.
     """
     frame = load(data)
-    rows = []
-    for (variant, deal), group in frame.groupby(["variant", "deal"], sort=True):
-        status = dict(zip(group["cells"].astype(int), group["status"]))
-        won = [k for k, s in status.items() if s == "solved"]
-        lost = [k for k, s in status.items() if s == "unsolvable"]
-        best = min(won) if won else None
-        exact = best is not None and (best == 0 or status.get(best - 1) == "unsolvable")
-        rows.append(
-            {
-                "variant": variant,
-                "deal": int(cast(int, deal)),
-                "min_cells": best,
-                "exact": exact,
-                "needs_more_than": max(lost) if (best is None and lost) else None,
-                "cells_run": ",".join(str(k) for k in sorted(status, reverse=True)),
-            }
+    # Column operations over all rows at once: a loop over 32,000 deals took 17 s.
+    rows = frame[["variant", "deal", "cells", "status"]].copy()
+    rows["cells"] = rows["cells"].astype(int)
+    keys = ["variant", "deal"]
+    best = rows[rows["status"] == SOLVED].groupby(keys)["cells"].min().rename("min_cells")
+    lost = rows[rows["status"] == UNSOLVABLE].groupby(keys)["cells"].max().rename("most_lost")
+    lost_set = set(
+        zip(
+            rows.loc[rows["status"] == UNSOLVABLE, "variant"],
+            rows.loc[rows["status"] == UNSOLVABLE, "deal"],
+            rows.loc[rows["status"] == UNSOLVABLE, "cells"],
         )
-    out = pd.DataFrame(rows)
+    )
+    run = (
+        rows.sort_values("cells", ascending=False)
+        .groupby(keys, sort=False)["cells"]
+        .agg(lambda ks: ",".join(map(str, ks)))
+        .rename("cells_run")
+    )
+    out = pd.concat([best, lost, run], axis=1).sort_index().reset_index()
+    won = out["min_cells"].notna()
+    out["exact"] = [
+        bool(w) and (int(b) == 0 or (v, d, int(b) - 1) in lost_set)
+        for w, b, v, d in zip(won, out["min_cells"].fillna(0), out["variant"], out["deal"])
+    ]
+    out["needs_more_than"] = out["most_lost"].where(~won)
+    out["deal"] = out["deal"].astype(int)
     for column in ("min_cells", "needs_more_than"):
         out[column] = out[column].astype("Int64")
-    return out
+    return out[["variant", "deal", "min_cells", "exact", "needs_more_than", "cells_run"]]
 
 
 def hardest(data, n: int = 10) -> pd.DataFrame:
     """The n solved deals with the most nodes, and the n with the most moves, per
     (variant, cells); `by` says which list a row belongs to."""
     frame = load(data)
-    solved = frame[frame["status"] == "solved"]
+    solved = frame[frame["status"] == SOLVED]
     parts = []
     for by in ("nodes", "moves"):
         top = (
@@ -198,8 +207,8 @@ def published_comparison(data) -> pd.DataFrame:
         deals = group[group["deal"] <= CLASSIC_DEALS]
         if deals["deal"].nunique() < CLASSIC_DEALS:
             continue
-        solved = int((deals["status"] == "solved").sum())
-        unsolvable = int((deals["status"] == "unsolvable").sum())
+        solved = int((deals["status"] == SOLVED).sum())
+        unsolvable = int((deals["status"] == UNSOLVABLE).sum())
         undecided = CLASSIC_DEALS - solved - unsolvable
         published = PUBLISHED_WINNABLE[cells]
         rows.append(
@@ -277,7 +286,7 @@ UNDECIDED_SHOWN = 20
 # The fewest-cells label of deals that no cell count run wins.
 NOT_WON = "not won"
 
-VERDICT_COLUMNS = ["variant", "cells", "jobs", "solved", "unsolvable", "unknown", "error", "solvable_share"]
+VERDICT_COLUMNS = ["variant", "cells", "jobs", SOLVED, UNSOLVABLE, UNKNOWN, ERROR, "solvable_share"]
 # The terminal's second summary table, with short headings so that it fits 100 columns.
 EFFORT_COLUMNS = {
     "variant": "variant",
@@ -302,10 +311,10 @@ SUMMARY_COLUMNS = [
     "variant",
     "cells",
     "jobs",
-    "solved",
-    "unsolvable",
-    "unknown",
-    "error",
+    SOLVED,
+    UNSOLVABLE,
+    UNKNOWN,
+    ERROR,
     "solvable_share",
     "moves_median",
     "moves_p90",

@@ -11,9 +11,9 @@ from .board import Board
 from .budgets import Budgets, parse_memory
 from .deals import check_deal_number, microsoft_deal
 from .referee import replay
+from .status import SOLVED, UNSOLVABLE
 from .variant import Build, EmptyColumn, Variant
 
-SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
 DEFAULT_MAX_MEMORY = _engine.DEFAULT_MAX_MEMORY
 
 

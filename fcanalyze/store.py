@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from .errors import FcanalyzeError
 from .jobs import Key
+from .status import ERROR
 
 # One row per (deal, variant, cells). The README documents every column.
 SCHEMA = pa.schema(
@@ -38,7 +39,7 @@ SCHEMA = pa.schema(
         pa.field("peak_memory", pa.int64()),
         pa.field("solution", pa.string()),
         pa.field("verified", pa.bool_(), nullable=False),
-        pa.field("error", pa.string()),
+        pa.field(ERROR, pa.string()),
         pa.field("engine_version", pa.string(), nullable=False),
         pa.field("budgets", pa.string(), nullable=False),
         pa.field("host", pa.string(), nullable=False),

@@ -23,14 +23,13 @@ from .errors import FcanalyzeError
 from .inputs import quote, whole_number
 from .jobs import DealSpans, JobSpace, Key
 from .outputs import percent
-from .solving import SOLVED, solve
+from .solving import solve
+from .status import ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE
 from .store import Dataset, Row
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 log = logging.getLogger(__name__)
 
-ERROR = "error"
-STATUSES = ("solved", "unsolvable", "unknown", ERROR)
 # A job whose worker dies this many times gets an `error` row instead of another try.
 MAX_ATTEMPTS = 2
 # Results reach the dataset at least this often: a kill -9 of the main process loses
@@ -127,7 +126,7 @@ class SweepSummary:
         for cells in sorted(self.by_cells, reverse=True):
             c = self.by_cells[cells]
             jobs = sum(c.values())
-            decided = c["solved"] + c["unsolvable"]
+            decided = c[SOLVED] + c[UNSOLVABLE]
             share = f"{percent(c['solved'] / decided):>9}" if decided else f"{'-':>9}"
             lines.append(
                 f"{cells:>5} {jobs:>8,} {c['solved']:>8,} {c['unsolvable']:>10,} "
@@ -289,7 +288,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         log.error("deal %d, %s: %s", deal, rules.describe(), e)
         return error_row(deal, rules, budgets, host, f"{type(e).__name__}: {e}")
     solved = r.status == SOLVED
-    if r.status != SOLVED and r.status != "unsolvable":
+    if r.status != SOLVED and r.status != UNSOLVABLE:
         log.info("deal %d, %s: unknown (%s budget ran out after %.1f s)", deal, rules.describe(), r.limit, r.seconds)
     elif log.isEnabledFor(logging.DEBUG):  # four-cell jobs take a quarter of a millisecond
         log.debug("deal %d, %s: %s in %.3f s", deal, rules.describe(), r.status, r.seconds)
@@ -357,7 +356,7 @@ def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_a
         rules.name,
         rules.cells,
         rules.columns,
-        "unsolvable",
+        UNSOLVABLE,
         False,
         None,
         proved_at,
@@ -404,7 +403,7 @@ class SweepPlan:
         self.n_workers = workers
         self.progress = progress
         # Statuses whose rows are run again (and replaced).
-        self.redo = {"unknown", ERROR} if retry_unknown else set()
+        self.redo = {UNKNOWN, ERROR} if retry_unknown else set()
         done_by_cells: collections.Counter = collections.Counter(
             key[2] for key, status in dataset.status.items() if status not in self.redo and key in space
         )
@@ -618,7 +617,7 @@ class SweepPlan:
         """The fewest cells above `cells` that deal is proved unsolvable with, if any."""
         status = self.dataset.status
         for k in range(cells + 1, MAX_CELLS + 1):
-            if status.get((deal, name, k)) == "unsolvable" or self.finished.get((deal, name, k)) == "unsolvable":
+            if status.get((deal, name, k)) == UNSOLVABLE or self.finished.get((deal, name, k)) == UNSOLVABLE:
                 return k
         return None
 

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from .errors import FcanalyzeError
 from .published import CLASSIC_DEALS
+from .status import SOLVED, UNSOLVABLE
 
 TABLE_NAME = "microsoft-32000.parquet"
 # The sweep's columns that describe the machine and the moment, not the job: the
@@ -50,7 +51,7 @@ class DealFacts:
     @property
     def min_cells(self) -> int | None:
         """The fewest free cells among 0..4 known to win the deal; None if none is."""
-        won = [k for k, v in self.verdicts.items() if v.status == "solved"]
+        won = [k for k, v in self.verdicts.items() if v.status == SOLVED]
         return min(won) if won else None
 
     @property
@@ -58,7 +59,7 @@ class DealFacts:
         """Whether min_cells is exact: no smaller count is left undecided."""
         least = self.min_cells
         return least is not None and all(
-            self.verdicts[k].status == "unsolvable" for k in range(least) if k in self.verdicts
+            self.verdicts[k].status == UNSOLVABLE for k in range(least) if k in self.verdicts
         )
 
     def to_json(self) -> dict:
