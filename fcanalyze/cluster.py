@@ -9,7 +9,7 @@ import time
 
 from .errors import FcanalyzeError
 from .inputs import quote
-from .sweep import FLUSH_SECONDS, SweepPlan, error_row, solve_chunk
+from .sweep import FLUSH_SECONDS, SweepPlan, chunk_size, error_row, solve_chunk
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +27,10 @@ def _take(plan: SweepPlan, chunk: list[tuple[int, int, int]], result) -> None:
         message = f"on the Dask cluster: {type(result).__name__}: {result}"
         log.error("jobs from deal %d: %s", chunk[0][1], message)
         for _, deal, cells in chunk:
-            plan._record(error_row(deal, plan.rules.with_cells(cells), plan.budgets, plan.host, message))
+            plan.record(error_row(deal, plan.rules.with_cells(cells), plan.budgets, plan.host, message))
         return
     for row in result:
-        plan._record(row)
+        plan.record(row)
 
 
 _ADDRESS = re.compile(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?", re.ASCII)
@@ -88,7 +88,7 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
                 f"the Dask cluster at {address} has no workers; start some with 'dask worker {address}'"
             )
         log.info("Dask cluster at %s: %d worker thread(s)", address, threads)
-        size = max(1, min(MAX_CHUNK, plan.to_run // (threads * 8)))
+        size = chunk_size(plan.to_run, threads, MAX_CHUNK)
         in_flight: dict = {}
         with client.as_current():
             completed = as_completed([], with_results=True, raise_errors=False)
@@ -124,10 +124,10 @@ def run_on_cluster(plan: SweepPlan, address: str) -> None:
             else:
                 for future, result in completed.next_batch(block=False):
                     _take(plan, in_flight.pop(future), result)
-                plan._show_counts()
+                plan.show_progress()
             submit_ready()
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
-                plan._flush()
+                plan.flush()
                 last_flush = time.monotonic()
     finally:
         client.close()

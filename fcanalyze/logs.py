@@ -38,10 +38,13 @@ class _ForwardingHandler(multiprocessing_logging.MultiProcessingHandler):
     would wait for on exit."""
 
     def close(self):
-        if not self._is_closed:
-            self._is_closed = True
+        if not self.woken:
+            self.woken = True
             self.queue.put_nowait(_WAKE_UP)
         super().close()
+
+    # Set here, not in __init__, so that the parent's constructor stays as it is.
+    woken = False
 
 
 def setup(verbose: int, log_file: str | None) -> None:

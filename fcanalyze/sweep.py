@@ -44,6 +44,8 @@ DEFAULT_MAX_MEMORY = 8 << 30
 MAX_SWEEP_JOBS = 50_000_000
 # Done jobs the cursor passes over in one call to next_chunk.
 MAX_SKIPS_PER_CHUNK = 20_000
+# The most jobs a local worker is sent at once.
+MAX_POOL_CHUNK = 64
 
 
 # A job's typical cost in tenths of a millisecond of a worker's time, by cell count:
@@ -56,6 +58,12 @@ _EXPECTED_COST = {0: 18, 1: 730, 2: 540, 3: 65, 4: 9}
 def expected_cost(cells: int) -> int:
     """The relative cost of a job with `cells` free cells (more than 4 cost as 4 do)."""
     return _EXPECTED_COST.get(cells, _EXPECTED_COST[4])
+
+
+def chunk_size(jobs_left: int, workers: int, cap: int) -> int:
+    """Jobs to send at once: big chunks keep the cost per job low, and about eight
+    chunks per worker of what is left keep every worker busy to the end."""
+    return max(1, min(cap, jobs_left // (workers * 8)))
 
 
 def default_workers() -> int:
@@ -473,7 +481,7 @@ class SweepPlan:
                 smoothing=0.05,
                 bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]",
             )
-            self._show_counts(force=True)
+            self.show_progress(force=True)
             restore = self._catch_stop_signals()
             try:
                 if self.scheduler is not None:
@@ -487,8 +495,8 @@ class SweepPlan:
                 if self.stop_requested:
                     s.interrupted = True
                     log.warning("stopped; the jobs finished so far are kept")
-                self._flush()
-                self._show_counts(force=True)
+                self.flush()
+                self.show_progress(force=True)
                 self.bar.close()
         s.wall_seconds = time.perf_counter() - start
         # Counted over the dataset's rows, not the plan's jobs, which may be billions.
@@ -552,7 +560,7 @@ class SweepPlan:
                                 workers[i] = self._replace_dead(w)
                             break
                 if self.buffer and time.monotonic() - last_flush >= FLUSH_SECONDS:
-                    self._flush()
+                    self.flush()
                     last_flush = time.monotonic()
         finally:
             self._stop_workers(workers)
@@ -574,10 +582,9 @@ class SweepPlan:
                 w.process.kill()
                 w.process.join()
 
-    def chunk_size(self) -> int:
+    def next_chunk_size(self) -> int:
         # Big chunks keep overhead low; small ones at the end keep every worker busy.
-        left = self.to_run - self.handed_out + len(self.requeued)
-        return max(1, min(64, left // (self.n_workers * 8)))
+        return chunk_size(self.to_run - self.handed_out + len(self.requeued), self.n_workers, MAX_POOL_CHUNK)
 
     def next_chunk(self, size: int) -> list[tuple[int, int, int]]:
         """Up to `size` jobs (index, deal, cells) ready to run. A job whose deal is still
@@ -603,7 +610,7 @@ class SweepPlan:
                 break
             proved = self._proved_unsolvable_with_more(deal, name, cells)
             if proved is not None:
-                self._record(implied_row(deal, self.rules.with_cells(cells), self.budgets, self.host, proved))
+                self.record(implied_row(deal, self.rules.with_cells(cells), self.budgets, self.host, proved))
                 continue
             above = self.cells_above[cells]
             blocker = (deal, name, above[-1]) if above else None
@@ -622,7 +629,7 @@ class SweepPlan:
         return None
 
     def _send_chunk(self, w: _Worker) -> None:
-        size = self.chunk_size()
+        size = self.next_chunk_size()
         chunk = self.next_chunk(size)
         if not chunk:
             return
@@ -639,13 +646,13 @@ class SweepPlan:
                     expected = w.outstanding.popleft()
                     if expected != index:  # pragma: no cover - a bug in this module
                         raise RuntimeError(f"worker answered job {index}, expected {expected}")
-                    self._record(row)
+                    self.record(row)
         except (EOFError, OSError):
             return False
-        self._show_counts()
+        self.show_progress()
         return w.process.is_alive() or w.process.exitcode is None
 
-    def _show_counts(self, force: bool = False) -> None:
+    def show_progress(self, force: bool = False) -> None:
         """The bar's postfix: jobs done of those to run, and each verdict's count. At
         most five times a second, and exactly at the start and the end (`force`)."""
         if self.progress and (force or time.monotonic() - self.last_postfix >= 0.2):
@@ -655,7 +662,7 @@ class SweepPlan:
             self.bar.set_postfix(postfix, refresh=force)
             self.last_postfix = time.monotonic()
 
-    def _record(self, row: Row) -> None:
+    def record(self, row: Row) -> None:
         key = row.key
         if key in self.finished:  # a job a cluster ran twice (a lost worker's) counts once
             return
@@ -688,14 +695,14 @@ class SweepPlan:
             if self.attempts[culprit] >= MAX_ATTEMPTS:
                 log.error("deal %d, %s: worker %s again; recording an error", deal, rules.describe(), cause)
                 message = f"worker process {cause} while solving ({MAX_ATTEMPTS} attempts)"
-                self._record(error_row(deal, rules, self.budgets, self.host, message))
+                self.record(error_row(deal, rules, self.budgets, self.host, message))
             else:
                 log.warning("deal %d, %s: worker %s; retrying the job", deal, rules.describe(), cause)
                 self.requeued.appendleft(culprit)
         w.conn.close()
         return self._spawn()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         if not self.buffer:
             return
         begin = time.perf_counter()
