@@ -134,10 +134,14 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
     wanted = list(COLUMNS) if columns is None else columns
     try:
         # One open file for footer and data: a writer's rename in between then cannot
-        # mix two versions of the part (the open handle keeps the one it opened).
-        with open(file, "rb") as handle:
-            present = _columns_of(handle)
-            table = pq.read_table(handle, columns=[c for c in wanted if c in present])
+        # mix two versions of the part (the open handle keeps the one it opened). A
+        # native Arrow file, not a Python one: Arrow's reader threads calling back into
+        # Python could still be running at interpreter exit, which aborted the process
+        # ("terminate called without an active exception") about once in ten runs.
+        with pa.OSFile(str(file), "rb") as handle:
+            part = pq.ParquetFile(handle)
+            present = part.schema_arrow.names
+            table = part.read(columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
     table = _with_columns_added(table, wanted)
@@ -145,12 +149,6 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
     if table.column_names != expected.names or table.schema.types != expected.types:
         raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
     return table
-
-
-def _columns_of(handle) -> list[str]:
-    names = pq.read_schema(handle).names
-    handle.seek(0)
-    return names
 
 
 def _with_columns_added(table: pa.Table, wanted: list[str]) -> pa.Table:

@@ -328,62 +328,36 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
 
 
 def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: str) -> Row:
-    return Row(
-        deal,
-        rules.name,
-        rules.cells,
-        rules.columns,
-        ERROR,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        False,
-        message,
-        __version__,
-        budgets.text(),
-        host,
-        datetime.now(timezone.utc),
-    )
+    return _row_without_search(deal, rules, budgets, host, status=ERROR, solvable=None, error=message)
 
 
 def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_at: int) -> Row:
     """The row of a job settled without a search: `proved_at` more cells were proved
     unsolvable, and fewer cells can never win a deal that more cannot (a solution with
     k cells is one with k + 1). No search ran, so its figures are null."""
+    return _row_without_search(deal, rules, budgets, host, status=UNSOLVABLE, solvable=False, implied_by=proved_at)
+
+
+def _row_without_search(
+    deal: int,
+    rules: Variant,
+    budgets: Budgets,
+    host: str,
+    *,
+    status: str,
+    solvable: bool | None,
+    implied_by: int | None = None,
+    error: str | None = None,
+) -> Row:
+    figures = dict.fromkeys(
+        ("limit", "moves", "card_moves", "nodes", "states", "max_depth", "seconds", "verify_seconds", "peak_memory",
+         "solution")
+    )  # fmt: skip
     return Row(
-        deal,
-        rules.name,
-        rules.cells,
-        rules.columns,
-        UNSOLVABLE,
-        False,
-        None,
-        proved_at,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        False,
-        None,
-        __version__,
-        budgets.text(),
-        host,
-        datetime.now(timezone.utc),
-    )
+        deal=deal, variant=rules.name, cells=rules.cells, columns=rules.columns, status=status, solvable=solvable,
+        implied_by=implied_by, verified=False, error=error, engine_version=__version__, budgets=budgets.text(),
+        host=host, finished_at=datetime.now(timezone.utc), **figures,
+    )  # fmt: skip
 
 
 # --- the main process -----------------------------------------------------------------------
