@@ -8,7 +8,7 @@ import matplotlib.image
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import DATA
+from conftest import crosscheck_verdicts
 from test_sweep import run_fcanalyze
 
 from fcanalyze import report
@@ -19,25 +19,13 @@ from fcanalyze.sweep import sweep
 DEALS = range(1, 61)
 
 
-def exhaustive_verdicts() -> dict[tuple[int, int], str]:
-    """(deal, cells) -> verdict for deals 1..200 at 1 and 2 cells, where fc-solve's
-    exhaustive single-card search and fcanalyze agree (tests/data/fcsolve_crosscheck.tsv)."""
-    out = {}
-    for line in (DATA / "fcsolve_crosscheck.tsv").read_text().splitlines():
-        if not line.startswith("#"):
-            deal, cells, _, verdict, agreement = line.split("\t")
-            assert agreement == "ok"
-            out[(int(deal), int(cells))] = verdict
-    return out
-
-
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     return sweep(f"{DEALS.start}-{DEALS.stop - 1}", cells="4,2,1", out=tmp_path_factory.mktemp("r") / "ds", workers=2)
 
 
 def test_summary_counts_match_the_exhaustive_verdicts(dataset):
-    known = exhaustive_verdicts()
+    known = crosscheck_verdicts()
     table = report.summarize(dataset).set_index("cells")
     assert list(table.index) == [4, 2, 1]
     for cells in (2, 1):
@@ -56,7 +44,7 @@ def test_summary_counts_match_the_exhaustive_verdicts(dataset):
 
 
 def test_transitions_list_exactly_the_deals_lost(dataset):
-    known = exhaustive_verdicts()
+    known = crosscheck_verdicts()
     table, lost = report.transitions(dataset)
     steps = table.set_index(["from_cells", "to_cells"])
     lost_2_to_1 = sorted(d for d in DEALS if known[(d, 2)] == "solved" and known[(d, 1)] == "unsolvable")
@@ -69,7 +57,7 @@ def test_transitions_list_exactly_the_deals_lost(dataset):
 
 
 def test_fewest_cells_per_deal(dataset):
-    known = exhaustive_verdicts()
+    known = crosscheck_verdicts()
     table = report.min_cells(dataset).set_index("deal")
     for d in DEALS:
         row = table.loc[d]
@@ -116,7 +104,7 @@ def test_a_wrong_verdict_is_flagged_loudly(dataset, tmp_path):
     # Turn one deal won with 2 cells into "unsolvable" at 4: fewer cells cannot help.
     table = read_dataset(dataset)
     frame = table.to_pandas()
-    known = exhaustive_verdicts()
+    known = crosscheck_verdicts()
     deal = next(d for d in DEALS if known[(d, 2)] == "solved")
     frame.loc[(frame["deal"] == deal) & (frame["cells"] == 4), "status"] = "unsolvable"
     built = report.Report.build(frame)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import DATA
+from conftest import crosscheck_verdicts
 
 import fcanalyze
 from fcanalyze.deals import parse_deal_ranges, parse_deal_spans
@@ -26,17 +26,9 @@ from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
 CIRCUMSTANTIAL = ["seconds", "verify_seconds", "finished_at", "host"]
 
 
-def crosscheck_verdicts(cells: int) -> dict[int, str]:
+def verdicts_at(cells: int) -> dict[int, str]:
     """Deal -> verdict at `cells` for deals 1..200, agreed by fc-solve and fcanalyze."""
-    verdicts = {}
-    for line in (DATA / "fcsolve_crosscheck.tsv").read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        deal, k, _, ours, agreement = line.split("\t")
-        assert agreement == "ok"
-        if int(k) == cells:
-            verdicts[int(deal)] = ours
-    return verdicts
+    return {deal: verdict for (deal, k), verdict in crosscheck_verdicts().items() if k == cells}
 
 
 def rows(path) -> list[dict]:
@@ -167,7 +159,7 @@ def test_a_sweep_writes_one_verified_row_per_job_with_the_documented_schema(tmp_
     assert table.num_rows == 80 and len(set(keys(out))) == 80
     by_job = {(r["deal"], r["cells"]): r for r in table.to_pylist()}
     # Verdicts at 1 cell agree with the cross-check against fc-solve; 4 cells: all won.
-    expected = crosscheck_verdicts(1)
+    expected = verdicts_at(1)
     for deal in range(1, 41):
         assert by_job[(deal, 1)]["status"] == expected[deal]
         assert by_job[(deal, 4)]["status"] == "solved"
@@ -285,7 +277,7 @@ def test_kill_9_of_the_main_process_loses_nothing_finished_and_duplicates_nothin
     assert rerun.returncode == 0, rerun.stderr
     assert f"({len(partial)} were already there, {200 - len(partial)} run now)" in rerun.stdout
     assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
-    expected = crosscheck_verdicts(1)
+    expected = verdicts_at(1)
     assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == expected
 
 
@@ -300,7 +292,7 @@ def test_kill_9_of_a_worker_retries_its_job(tmp_path):
     assert "worker killed by signal 9; retrying the job" in stderr
     assert "1 worker(s) died and were replaced" in stdout
     assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
-    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == crosscheck_verdicts(1)
+    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == verdicts_at(1)
 
 
 def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
@@ -333,7 +325,7 @@ def test_ctrl_c_stops_within_seconds_and_keeps_what_is_done(tmp_path):
         (["--cells", "9"], "cell count 9 is out of range"),
         (["--cells", "two"], "bad cell count"),
         (["--variant", "spider"], "spider"),
-        (["--workers", "0"], "0"),
+        (["--workers", "0"], "0 is not in the range x>=1"),
         (["--max-memory", "lots"], "bad memory size"),
     ],
 )
