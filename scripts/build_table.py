@@ -18,7 +18,9 @@ compressed Parquet file. data/microsoft-32000.parquet links to it.
 The file shipped now was made from the first command (36.5 minutes on 2 workers, 38
 jobs unknown), then the retry with 200 s stopped after 7 minutes (5 decided), then
 the retry with `--max-seconds 120` run to its end (17 more decided), then
-`python scripts/build_table.py --from build/table-sweep`: 16 jobs are undecided.
+`--max-seconds 1200 --max-memory 9G` on the 16 jobs still unknown (9 decided, the
+other 7 ran out of memory), then `python scripts/build_table.py --from
+build/table-sweep`: 7 jobs are undecided.
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
