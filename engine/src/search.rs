@@ -261,7 +261,7 @@ fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32
 
 /// Scores positions one move away from a parent, rescoring only the columns a move
 /// touched (unless a card went home, which changes every column's terms).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct ChildScorer {
     columns: [i32; crate::rules::MAX_COLUMNS],
     total: i32,
@@ -706,9 +706,11 @@ struct DepthFirstSearch {
     /// Every level's moves; a frame's untried ones run from its `next`.
     moves: Vec<Move>,
     frames: Vec<Frame>,
-    /// The hashes and column scores of each position on the path, so that a frame's
-    /// children are hashed and scored from its own without going over every column.
-    contexts: Vec<(Hashes, ChildScorer)>,
+    /// The hashes and column scores of the position at the end of the path, so that its
+    /// children are hashed and scored without going over every column. There is one,
+    /// brought back on the way up (`retreat`), not one per level: at some 380 bytes a
+    /// level, paths millions of levels deep would hold gigabytes of them.
+    context: (Hashes, ChildScorer),
     scratch: Scratch,
 }
 
@@ -732,26 +734,25 @@ impl DepthFirstSearch {
             played: vec![],
             moves: vec![],
             frames: vec![],
-            contexts: vec![(root.hashes(rules), ChildScorer::new(root, rules, &how.weights))],
+            context: (root.hashes(rules), ChildScorer::new(root, rules, &how.weights)),
             scratch,
         };
         let s = &mut search;
-        push_frame(&s.state, &s.contexts[0], &s.seen, rules, how, 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        push_frame(&s.state, &s.context, &s.seen, rules, how, 0, &mut s.moves, &mut s.frames, &mut s.scratch);
         search
     }
 
-    /// Everything the pass holds: the store, and the path with its moves and contexts.
+    /// Everything the pass holds: the store, and the path with its moves.
     fn bytes(&self) -> usize {
         self.seen.bytes() + self.path_bytes()
     }
 
-    /// The path: its moves, the moves into it, its frames and their contexts. A path of
-    /// a million levels holds several hundred megabytes of these.
+    /// The path: its moves, the moves into it and its frames. A path of a million levels
+    /// holds some hundred megabytes of these.
     fn path_bytes(&self) -> usize {
         self.moves.capacity() * std::mem::size_of::<Move>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
-            + self.contexts.capacity() * std::mem::size_of::<(Hashes, ChildScorer)>()
     }
 
     /// Takes back the move just tried, so that `step` tries it again if the pass is given
@@ -766,7 +767,7 @@ impl DepthFirstSearch {
     }
 
     /// The bytes the path's vectors would add if the next level makes them grow (a full
-    /// vector doubles): a level adds a frame, a context, its moves and the moves into it.
+    /// vector doubles): a level adds a frame, its moves and the moves into it.
     fn path_growth(&self) -> usize {
         fn growth<T>(v: &Vec<T>, room: usize) -> usize {
             if v.capacity() - v.len() < room {
@@ -775,10 +776,7 @@ impl DepthFirstSearch {
                 0
             }
         }
-        growth(&self.moves, MAX_LEVEL_MOVES)
-            + growth(&self.played, DECK)
-            + growth(&self.frames, 1)
-            + growth(&self.contexts, 1)
+        growth(&self.moves, MAX_LEVEL_MOVES) + growth(&self.played, DECK) + growth(&self.frames, 1)
     }
 
     /// The most the pass has held at once, the store's growth included (an upper bound:
@@ -801,9 +799,17 @@ impl DepthFirstSearch {
             if frame.next == frame.end {
                 let (entered_at, begin) = (frame.entered_at, frame.begin);
                 self.frames.pop();
-                self.contexts.pop();
                 self.moves.truncate(begin);
+                let into = &mut self.scratch.played;
+                into.clear();
+                into.extend_from_slice(&self.played[entered_at..]);
                 undo_to(&mut self.state, &mut self.played, entered_at);
+                // The context goes back to the parent's: the columns the moves touched
+                // are rehashed and rescored from the position as it is again.
+                self.context.0.retreat(&self.state, into);
+                self.context.1.advance(&self.state, into, rules, &how.weights);
+                debug_assert_eq!(self.context.0, self.state.hashes(rules));
+                debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
                 continue;
             }
             let m = self.moves[frame.next];
@@ -821,7 +827,7 @@ impl DepthFirstSearch {
             // The child's hashes follow from its parent's; computing its fingerprint here
             // rather than keeping it with each untried move saves 27 bytes a move, and
             // paths of a million levels hold some fifteen million untried moves.
-            let mut hashes = self.contexts[self.contexts.len() - 1].0;
+            let mut hashes = self.context.0;
             hashes.advance(&self.state, &self.played[mark..]);
             match self.seen.insert(hashes.fingerprint) {
                 Ok(true) => {}
@@ -852,14 +858,11 @@ impl DepthFirstSearch {
                     return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
                 }
             }
-            // The parent's context stays for its other children; this one starts as a copy.
-            let mut scorer = self.contexts[self.contexts.len() - 1].1;
-            scorer.advance(&self.state, &self.played[mark..], rules, &how.weights);
-            self.contexts.push((hashes, scorer));
-            let context = &self.contexts[self.contexts.len() - 1];
+            self.context.0 = hashes;
+            self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
             push_frame(
                 &self.state,
-                context,
+                &self.context,
                 &self.seen,
                 rules,
                 how,

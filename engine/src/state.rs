@@ -61,7 +61,7 @@ impl fmt::Display for Move {
 
 /// A position's fingerprint and its parts: each column's Zobrist word before and
 /// after mixing.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Hashes {
     zobrist: [u128; MAX_COLUMNS],
     term: [u128; MAX_COLUMNS],
@@ -79,10 +79,23 @@ impl Hashes {
 
     /// `after`, in place.
     pub fn advance(&mut self, child: &State, played: &[Played]) {
+        self.step(child, played, 1);
+    }
+
+    /// The inverse of `advance`: makes these the hashes of `parent` again, the position
+    /// `played` was played from (and has since been taken back to). A depth-first
+    /// search keeps one set of hashes this way, not one per level of its path.
+    pub fn retreat(&mut self, parent: &State, played: &[Played]) {
+        self.step(parent, played, -1);
+    }
+
+    /// Columns `played` touched are rehashed from `now`; cards that entered a cell are
+    /// added (`direction` 1) or taken away (-1), and those that left it the opposite.
+    fn step(&mut self, now: &State, played: &[Played], direction: i32) {
         let t = tables();
         let mut touched = 0u16;
         for p in played {
-            for (place, sign) in [(p.m.from, -1), (p.m.to, 1)] {
+            for (place, sign) in [(p.m.from, -direction), (p.m.to, direction)] {
                 match place {
                     Place::Column(i) => touched |= 1 << i,
                     Place::Cell(_) if sign < 0 => {
@@ -98,7 +111,7 @@ impl Hashes {
         while touched != 0 {
             let i = touched.trailing_zeros() as usize;
             touched &= touched - 1;
-            self.zobrist[i] = zobrist(t, child.column(i), 0, 0);
+            self.zobrist[i] = zobrist(t, now.column(i), 0, 0);
             let term = mix(self.zobrist[i]);
             self.fingerprint = self.fingerprint.wrapping_sub(self.term[i]).wrapping_add(term);
             self.term[i] = term;
