@@ -2,16 +2,24 @@
 
 /// A set of nonzero 128-bit fingerprints (16 bytes a slot, linear probing, at most 7/8 full).
 ///
-/// Fingerprints are already uniformly mixed, so their low bits index the table directly.
+/// Fingerprints are already uniformly mixed: a fingerprint's home slot is its high 64
+/// bits scaled to the table's size, so homes keep the fingerprints' order at any size.
+/// That lets the table grow in place, and to any size: first by doubling, and at the
+/// end by whatever the budget has left, rather than stopping at a power of two.
 pub struct FingerprintSet {
+    /// `capacity` home slots, then TAIL more that probes run on into (they never wrap).
     slots: Vec<u128>,
+    capacity: usize,
+    /// Fingerprints whose probe ran past the last slot: in practice never any, as that
+    /// takes a run of TAIL full slots; they keep the set exact if it happens.
+    overflow: Vec<u128>,
     len: usize,
     max_bytes: usize,
     /// Bytes held by whatever else shares the budget (a search's path, other tables),
     /// as its owner last said: growth must leave room for them too.
     others: usize,
     /// The most this table and the others have held together, the moment of growth
-    /// (when the old and the new table both exist) included.
+    /// included.
     peak: usize,
 }
 
@@ -20,13 +28,23 @@ pub struct FingerprintSet {
 pub struct OutOfMemory;
 
 const EMPTY: u128 = 0;
-const INITIAL_SLOTS: usize = 1 << 12;
+const INITIAL_CAPACITY: usize = 1 << 12;
+const TAIL: usize = 1 << 10;
+const SLOT: usize = std::mem::size_of::<u128>();
+/// Growing by less than a sixteenth is not worth a pass over the table.
+const MIN_GROWTH_SIXTEENTHS: usize = 17;
+/// Tables below this size may be copied when they grow (the allocator's realloc moves
+/// small blocks by copying, so old and new exist at once); above it, glibc keeps a block
+/// in its own mapping and grows it by remapping pages (mremap), without a second copy.
+/// glibc's threshold for such mappings is at most 32 MiB (the bindings pin it at 128
+/// KiB); counting both below 64 MiB leaves room for other allocators too.
+const REMAPPED_FROM: usize = 64 << 20;
 
 impl FingerprintSet {
     pub fn new(max_bytes: usize) -> FingerprintSet {
-        let slots = vec![EMPTY; INITIAL_SLOTS];
-        let peak = slots.len() * std::mem::size_of::<u128>();
-        FingerprintSet { slots, len: 0, max_bytes, others: 0, peak }
+        let slots = vec![EMPTY; INITIAL_CAPACITY + TAIL];
+        let peak = slots.len() * SLOT;
+        FingerprintSet { slots, capacity: INITIAL_CAPACITY, overflow: vec![], len: 0, max_bytes, others: 0, peak }
     }
 
     /// Says how many bytes the rest of the search holds now; growth counts them.
@@ -59,7 +77,12 @@ impl FingerprintSet {
 
     /// Bytes the table holds now.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<u128>()
+        (self.slots.len() + self.overflow.len()) * SLOT
+    }
+
+    #[inline]
+    fn home(fp: u128, capacity: usize) -> usize {
+        ((u128::from((fp >> 64) as u64) * capacity as u128) >> 64) as usize
     }
 
     /// Adds `fp`; true if it was new. Err when growing would pass the byte budget.
@@ -68,23 +91,37 @@ impl FingerprintSet {
         // 0 marks an empty slot; remapping it to 1 merges two fingerprints, a 2^-128 event
         // already inside the collision bound.
         let fp = if fp == EMPTY { 1 } else { fp };
-        if (self.len + 1) * 8 > self.slots.len() * 7 {
+        if (self.len + 1) * 8 > self.capacity * 7 {
+            if self.contains(fp) {
+                return Ok(false);
+            }
             self.grow()?;
         }
-        let mask = self.slots.len() - 1;
-        let mut i = (fp as usize) & mask;
-        loop {
+        Ok(self.place(fp))
+    }
+
+    /// Puts `fp` in the first empty slot from its home on, unless it is already there.
+    #[inline]
+    fn place(&mut self, fp: u128) -> bool {
+        let mut i = Self::home(fp, self.capacity);
+        while i < self.slots.len() {
             let slot = self.slots[i];
             if slot == fp {
-                return Ok(false);
+                return false;
             }
             if slot == EMPTY {
                 self.slots[i] = fp;
                 self.len += 1;
-                return Ok(true);
+                return true;
             }
-            i = (i + 1) & mask;
+            i += 1;
         }
+        if self.overflow.contains(&fp) {
+            return false;
+        }
+        self.overflow.push(fp);
+        self.len += 1;
+        true
     }
 
     /// Reads the slot where a search for `fp` starts, so that its cache line is on its
@@ -92,39 +129,79 @@ impl FingerprintSet {
     /// another overlap their trips to memory, where a probe after each would wait for each.
     #[inline]
     pub fn warm(&self, fp: u128) -> u128 {
-        self.slots[(fp as usize) & (self.slots.len() - 1)]
+        self.slots[Self::home(fp, self.capacity)]
     }
 
     pub fn contains(&self, fp: u128) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
-        let mask = self.slots.len() - 1;
-        let mut i = (fp as usize) & mask;
-        loop {
-            match self.slots[i] {
-                EMPTY => return false,
-                s if s == fp => return true,
-                _ => i = (i + 1) & mask,
+        for &slot in &self.slots[Self::home(fp, self.capacity)..] {
+            if slot == fp {
+                return true;
             }
+            if slot == EMPTY {
+                return false;
+            }
+        }
+        self.overflow.contains(&fp)
+    }
+
+    /// The bytes held while growing to `capacity`: the new table, and the old one too if
+    /// it is small enough to be copied rather than remapped.
+    fn bytes_growing_to(&self, capacity: usize) -> usize {
+        let new = (capacity + TAIL) * SLOT;
+        let old = self.bytes();
+        if old < REMAPPED_FROM {
+            new + old
+        } else {
+            new
         }
     }
 
-    /// Doubles the table. While rehashing both tables exist, so both count against the
-    /// budget, with what the rest of the search holds.
+    /// Grows the table in place: to twice its size, or if the budget (with what the
+    /// rest of the search holds) does not allow that, to as much as it does allow.
     fn grow(&mut self) -> Result<(), OutOfMemory> {
-        let new_len = self.slots.len() * 2;
-        let during = (new_len + self.slots.len()) * std::mem::size_of::<u128>() + self.others;
-        if during > self.max_bytes {
-            return Err(OutOfMemory);
-        }
-        self.peak = self.peak.max(during);
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; new_len]);
-        let mask = new_len - 1;
-        for fp in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = (fp as usize) & mask;
-            while self.slots[i] != EMPTY {
-                i = (i + 1) & mask;
+        let room = self.max_bytes.saturating_sub(self.others);
+        let mut capacity = self.capacity * 2;
+        if self.bytes_growing_to(capacity) > room {
+            // The largest table that fits, whole slots of 64 (a cache line is 4 slots).
+            capacity = (room / SLOT).saturating_sub(TAIL) & !63;
+            if self.bytes() < REMAPPED_FROM {
+                capacity = (room.saturating_sub(self.bytes()) / SLOT).saturating_sub(TAIL) & !63;
             }
-            self.slots[i] = fp;
+            if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
+                return Err(OutOfMemory);
+            }
+        }
+        self.peak = self.peak.max(self.bytes_growing_to(capacity) + self.others);
+        let old_slots = self.slots.len();
+        self.slots.resize(capacity + TAIL, EMPTY);
+        self.capacity = capacity;
+        let mut moved_last = std::mem::take(&mut self.overflow);
+        // From the last slot down, each fingerprint moves to the first empty slot from its
+        // new home on. Homes only move up as the table grows, and every slot above the
+        // one being moved holds only fingerprints already moved: no fingerprint not yet
+        // moved is overwritten, and none lands where a later one would block its probe.
+        // The few whose new home lies below their old slot (near the start, where a
+        // probe ran further than the home's index) are put in at the end, like new ones.
+        for p in (0..old_slots).rev() {
+            let fp = self.slots[p];
+            if fp == EMPTY {
+                continue;
+            }
+            self.slots[p] = EMPTY;
+            let home = Self::home(fp, capacity);
+            if home < p {
+                moved_last.push(fp);
+                continue;
+            }
+            match self.slots[home..].iter().position(|&s| s == EMPTY) {
+                Some(k) => self.slots[home + k] = fp,
+                None => moved_last.push(fp),
+            }
+        }
+        self.len -= moved_last.len();
+        for fp in moved_last {
+            self.place(fp);
         }
         Ok(())
     }
@@ -147,7 +224,49 @@ mod tests {
         }
         assert!(!set.contains(key(100_001)));
         assert_eq!(set.len(), 100_000);
-        assert!(set.bytes() <= 16 * 2 * 131_072 * 2);
+        assert!(set.bytes() <= 16 * (131_072 + TAIL));
+    }
+
+    #[test]
+    fn growth_to_what_the_budget_allows_keeps_every_fingerprint() {
+        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
+        // Room for doublings to 131,072 slots (a small table is copied: old and new at
+        // once), then for part of one more doubling, not all of it.
+        let budget = 5_500_000;
+        let mut set = FingerprintSet::new(budget);
+        let inserted = (0..1_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
+        let capacity = set.capacity;
+        assert!(capacity > 131_072 * 17 / 16 && !capacity.is_power_of_two(), "{capacity}");
+        assert!(set.peak_bytes() <= budget && set.bytes() == (capacity + TAIL) * SLOT);
+        assert_eq!(set.len(), inserted);
+        assert!(inserted * 8 >= capacity * 7 - 8, "filled to 7/8 before giving up: {inserted} of {capacity}");
+        for i in 0..inserted as u128 {
+            assert!(set.contains(key(i)), "{i}");
+            assert_eq!(set.insert(key(i)), Ok(false));
+        }
+        for i in inserted as u128 + 1..inserted as u128 + 100_000 {
+            assert!(!set.contains(key(i)));
+        }
+    }
+
+    #[test]
+    fn a_run_past_the_last_slot_spills_over_and_survives_growth() {
+        // Fingerprints with the same high half share a home: more of them than the tail
+        // holds, at the very end of the table, run past its last slot.
+        let crowd = |i: u128| (u128::from(u64::MAX) << 64) | (i + 1);
+        let mut set = FingerprintSet::new(1 << 30);
+        for i in 0..(TAIL as u128 + 500) {
+            assert_eq!(set.insert(crowd(i)), Ok(true));
+        }
+        assert!(!set.overflow.is_empty());
+        let other = |i: u128| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15) | 1;
+        for i in 0..50_000u128 {
+            assert_eq!(set.insert(other(i)), Ok(true));
+        }
+        assert_eq!(set.len(), TAIL + 500 + 50_000);
+        assert!((0..(TAIL as u128 + 500)).all(|i| set.contains(crowd(i)) && set.insert(crowd(i)) == Ok(false)));
+        assert!((0..50_000u128).all(|i| set.contains(other(i))));
+        assert!(!set.contains(crowd(TAIL as u128 + 500)));
     }
 
     #[test]
@@ -183,7 +302,8 @@ mod tests {
         let (n_alone, n_shared) = (fill(&mut alone), fill(&mut shared));
         assert!(n_shared < n_alone, "{n_shared} {n_alone}");
         assert!(shared.peak_bytes() <= 1 << 20 && shared.peak_bytes() >= shared.bytes() + (1 << 19));
-        // The last growth had the old table and the new one at once: half again the table.
-        assert_eq!(alone.peak_bytes(), alone.bytes() * 3 / 2);
+        // A table this small is copied as it grows: the last growth held the old table
+        // and the new one at once.
+        assert!(alone.peak_bytes() <= 1 << 20 && alone.peak_bytes() > alone.bytes() * 3 / 2 - TAIL * SLOT);
     }
 }
