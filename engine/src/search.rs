@@ -632,13 +632,47 @@ fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
 }
 
 /// One level of the depth-first search: the moves to try here, and how we got here.
+/// Indices are 32-bit (16 bytes a level, not 32): a pass stops as out of memory before
+/// its path holds 4 billion moves.
 struct Frame {
     /// Index in `played` where the moves into this position start.
-    entered_at: usize,
+    entered_at: u32,
     /// This frame's moves are `moves[begin..end]`; those from `next` on are untried.
-    begin: usize,
-    next: usize,
-    end: usize,
+    begin: u32,
+    next: u32,
+    end: u32,
+}
+
+/// A move in two bytes (five bits each for where from and where to, five for the
+/// count), as the depth-first path keeps its untried moves: paths millions of levels
+/// deep hold tens of millions of them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct PackedMove(u16);
+
+const _: () = assert!(crate::state::MAX_HEIGHT < 32 && crate::rules::MAX_COLUMNS + crate::rules::MAX_CELLS < 31);
+
+impl PackedMove {
+    fn pack(m: Move) -> PackedMove {
+        fn place(p: Place) -> u16 {
+            match p {
+                Place::Column(i) => u16::from(i),
+                Place::Cell(i) => 10 + u16::from(i),
+                Place::Home => 31,
+            }
+        }
+        PackedMove(place(m.from) | place(m.to) << 5 | u16::from(m.count) << 10)
+    }
+
+    fn unpack(self) -> Move {
+        fn place(bits: u16) -> Place {
+            match bits & 31 {
+                31 => Place::Home,
+                i @ 10.. => Place::Cell((i - 10) as u8),
+                i => Place::Column(i as u8),
+            }
+        }
+        Move::new(place(self.0), place(self.0 >> 5), (self.0 >> 10) as u8)
+    }
 }
 
 /// The exhaustive pass: single-card moves only (and runs under the relaxed rule), tried
@@ -704,7 +738,7 @@ struct DepthFirstSearch {
     state: State,
     played: Vec<Played>,
     /// Every level's moves; a frame's untried ones run from its `next`.
-    moves: Vec<Move>,
+    moves: Vec<PackedMove>,
     frames: Vec<Frame>,
     /// The hashes and column scores of the position at the end of the path, so that its
     /// children are hashed and scored without going over every column. There is one,
@@ -750,7 +784,7 @@ impl DepthFirstSearch {
     /// The path: its moves, the moves into it and its frames. A path of a million levels
     /// holds some hundred megabytes of these.
     fn path_bytes(&self) -> usize {
-        self.moves.capacity() * std::mem::size_of::<Move>()
+        self.moves.capacity() * std::mem::size_of::<PackedMove>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
     }
@@ -797,7 +831,7 @@ impl DepthFirstSearch {
                 return Some(Pass::Settled(Status::Unsolvable, vec![], self.seen.len()));
             };
             if frame.next == frame.end {
-                let (entered_at, begin) = (frame.entered_at, frame.begin);
+                let (entered_at, begin) = (frame.entered_at as usize, frame.begin as usize);
                 self.frames.pop();
                 self.moves.truncate(begin);
                 let into = &mut self.scratch.played;
@@ -812,7 +846,7 @@ impl DepthFirstSearch {
                 debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
                 continue;
             }
-            let m = self.moves[frame.next];
+            let m = self.moves[frame.next as usize].unpack();
             frame.next += 1;
             let mark = self.played.len();
             self.played.push(self.state.play(m));
@@ -821,7 +855,8 @@ impl DepthFirstSearch {
             // that would pass the budget rather than notice after. Like the store's own
             // refusal below, this leaves the pass as it was, to go on with more memory.
             let growth = self.path_growth();
-            if growth > 0 && self.bytes() + growth > self.seen.max_bytes() {
+            let indices_full = self.moves.len() + MAX_LEVEL_MOVES > u32::MAX as usize;
+            if indices_full || (growth > 0 && self.bytes() + growth > self.seen.max_bytes()) {
                 return Some(self.out_of_memory(mark, meter));
             }
             // The child's hashes follow from its parent's; computing its fingerprint here
@@ -894,7 +929,7 @@ fn push_frame(
     rules: &Rules,
     how: DepthFirst,
     entered_at: usize,
-    moves: &mut Vec<Move>,
+    moves: &mut Vec<PackedMove>,
     frames: &mut Vec<Frame>,
     scratch: &mut Scratch,
 ) {
@@ -934,9 +969,9 @@ fn push_frame(
     std::hint::black_box(warmed);
     keyed.retain(|k| !seen.contains(k.3));
     keyed.sort_by_key(|&(s, p, _, _)| (s, p));
-    let begin = moves.len();
-    moves.extend(keyed.iter().map(|&(_, _, m, _)| m));
-    frames.push(Frame { entered_at, begin, next: begin, end: moves.len() });
+    let begin = moves.len() as u32;
+    moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
+    frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
 }
 
 /// Buffers `push_frame` reuses from node to node.
@@ -992,6 +1027,20 @@ mod tests {
             s.apply(m);
         }
         s.is_won()
+    }
+
+    #[test]
+    fn packed_moves_unpack_to_themselves() {
+        let places = (0..10).map(Place::Column).chain((0..8).map(Place::Cell)).chain([Place::Home]);
+        let places: Vec<Place> = places.collect();
+        for &from in &places {
+            for &to in &places {
+                for count in [1, 2, 13, crate::state::MAX_HEIGHT as u8] {
+                    let m = Move::new(from, to, count);
+                    assert_eq!(PackedMove::pack(m).unpack(), m);
+                }
+            }
+        }
     }
 
     fn same_kind(a: Place, b: Place) -> bool {
