@@ -12,7 +12,7 @@ import click
 
 from . import __version__
 from .board import Board, parse_board
-from .budgets import check_nodes, check_seconds, parse_memory
+from .budgets import DEFAULT_MAX_SECONDS, check_nodes, check_seconds, parse_memory
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
 from .inputs import quote, read_text, whole_number
@@ -433,7 +433,7 @@ DEFAULT_SWEEP_CELLS = "4,2,1"
 @click.option(
     "--max-seconds",
     type=_Checked("seconds", _seconds_or_zero, _number),
-    default=30.0,
+    default=DEFAULT_MAX_SECONDS,
     show_default=True,
     help="Per-job time budget; a job that runs out is recorded as unknown. 0: no limit.",
 )
@@ -485,6 +485,7 @@ def sweep(
     skips what is done, so a killed sweep resumes where it stopped. With no options
     it decides deals 1..1000 at 4, 2 and 1 free cells: about 80 s on 2 cores.
     """
+    from .progress_bar import ProgressBar
     from .sweep import plan_sweep
 
     plan = plan_sweep(
@@ -497,7 +498,7 @@ def sweep(
         max_nodes=max_nodes,
         max_memory=max_memory,
         retry_unknown=retry_unknown,
-        progress=not no_progress,
+        progress=None if no_progress else ProgressBar(),
         scheduler=scheduler,
     )
     from . import logs

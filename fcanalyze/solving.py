@@ -14,8 +14,6 @@ from .referee import replay
 from .status import SOLVED, UNSOLVABLE
 from .variant import Build, EmptyColumn, Variant
 
-DEFAULT_MAX_MEMORY = _engine.DEFAULT_MAX_MEMORY
-
 
 class EngineError(RuntimeError):
     """The engine returned a solution the referee rejects: a bug, never a result."""

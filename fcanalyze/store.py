@@ -6,6 +6,7 @@ import errno
 import fcntl
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -96,7 +97,7 @@ PART_ROWS = 4096
 PART_REWRITES = 8
 
 
-def rows_to_table(rows: list[tuple]) -> pa.Table:
+def rows_to_table(rows: Sequence[tuple]) -> pa.Table:
     """An Arrow table from row tuples in COLUMNS order, one column at a time."""
     if not rows:
         return SCHEMA.empty_table()
@@ -227,7 +228,7 @@ class Dataset:
             self._lock.close()
             self._lock = None
 
-    def append(self, rows: list[tuple]) -> None:
+    def append(self, rows: Sequence[tuple]) -> None:
         """Stores rows for keys not yet in the dataset."""
         if not rows:
             return
@@ -245,7 +246,7 @@ class Dataset:
             self._current_table = grown
             self._remember(head, self._current)
 
-    def replace(self, rows: list[tuple]) -> None:
+    def replace(self, rows: Sequence[tuple]) -> None:
         """Stores rows for keys already in the dataset in place of their old rows."""
         by_file: dict[Path, list[tuple]] = {}
         for row in rows:

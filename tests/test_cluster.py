@@ -17,14 +17,14 @@ distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'fcanalyze[dask]')"
 )
 
-from test_sweep import (  # noqa: E402
+from conftest import (  # noqa: E402
     CIRCUMSTANTIAL,
     NEUTRAL_CWD,
     children,
-    crosscheck_verdicts,
     fcanalyze_process,
     keys,
     run_fcanalyze,
+    verdicts_at,
     wait_for_rows,
 )
 
@@ -137,7 +137,7 @@ def test_killing_a_worker_mid_sweep_loses_nothing_and_duplicates_nothing(cluster
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
-    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == crosscheck_verdicts(1)
+    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == verdicts_at(1)
     # The nanny brought the worker back for the next test.
     client = distributed.Client(cluster.address, timeout=30)
     try:

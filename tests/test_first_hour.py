@@ -8,6 +8,7 @@ import pytest
 import tqdm
 
 import fcanalyze
+from fcanalyze.progress_bar import ProgressBar
 from fcanalyze.sweep import expected_cost, plan_sweep
 
 
@@ -90,23 +91,42 @@ class _Bar:
     def set_postfix(self, postfix, refresh=False):
         self.postfix = dict(postfix)
 
+    closed = False
+
     def close(self):
-        pass
+        self.closed = True
 
 
-def test_the_progress_bar_weighs_jobs_by_cost_and_ends_exact(tmp_path, monkeypatch):
+def test_progress_is_weighed_by_cost_and_its_last_tally_is_exact(tmp_path):
+    tallies = []
+    plan = plan_sweep("1-40", "0-4", tmp_path / "p", workers=2, progress=lambda t, final: tallies.append((t, final)))
+    try:
+        summary = plan.run()
+    finally:
+        plan.close()
+    total = 40 * sum(expected_cost(k) for k in range(5))
+    first, (last, final) = tallies[0][0], tallies[-1]
+    assert (first.done, first.total, first.ran, first.to_run) == (0, total, 0, 200)
+    assert final and [f for _, f in tallies].count(True) == 1
+    assert (last.done, last.ran) == (total, 200)
+    assert [t.done for t, _ in tallies] == sorted(t.done for t, _ in tallies)
+    counts = {s: sum(c[s] for c in summary.by_cells.values()) for s in ("solved", "unsolvable", "unknown")}
+    assert {s: n for s, n in last.counts.items() if n} == {s: n for s, n in counts.items() if n}
+    # A 1-cell job weighs some eighty times a 4-cell one: half the jobs done is not half the time.
+    assert expected_cost(1) > 50 * expected_cost(4)
+
+
+def test_the_progress_bar_ends_exact(tmp_path, monkeypatch):
     monkeypatch.setattr(tqdm, "tqdm", _Bar)
-    plan = plan_sweep("1-40", "0-4", tmp_path / "p", workers=2, progress=True)
+    plan = plan_sweep("1-40", "4,1", tmp_path / "p", workers=2, progress=ProgressBar())
     try:
         summary = plan.run()
     finally:
         plan.close()
     bar = _Bar.made[-1]
-    assert bar.total == 40 * sum(expected_cost(k) for k in range(5)) == bar.n
+    assert bar.total == 40 * (expected_cost(4) + expected_cost(1)) == bar.n and bar.closed
     counts = {s: sum(c[s] for c in summary.by_cells.values()) for s in ("solved", "unsolvable", "unknown")}
-    assert bar.postfix == {"jobs": "200/200", **{s: f"{n:,}" for s, n in counts.items()}}
-    # A 1-cell job weighs some eighty times a 4-cell one: half the jobs done is not half the time.
-    assert expected_cost(1) > 50 * expected_cost(4)
+    assert bar.postfix == {"jobs": "80/80", **{s: f"{n:,}" for s, n in counts.items()}}
 
 
 def test_boards_print_as_their_layout_and_solve_documents_itself(run_cli):

@@ -8,8 +8,7 @@ import matplotlib.image
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import crosscheck_verdicts
-from test_sweep import run_fcanalyze
+from conftest import crosscheck_verdicts, run_fcanalyze
 
 from fcanalyze import report
 from fcanalyze.outputs import percent

@@ -5,14 +5,20 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import crosscheck_verdicts
+from conftest import (
+    alive,
+    children,
+    fcanalyze_process,
+    keys,
+    rows,
+    run_fcanalyze,
+    verdicts_at,
+    wait_for_rows,
+)
 
 import fcanalyze
 from fcanalyze.deals import parse_deal_ranges, parse_deal_spans
@@ -21,74 +27,6 @@ from fcanalyze.jobs import DealSpans, JobSpace
 from fcanalyze.referee import replay
 from fcanalyze.store import SCHEMA, Dataset, read_dataset
 from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
-
-# Columns that depend on the machine and the moment, not on the job.
-CIRCUMSTANTIAL = ["seconds", "verify_seconds", "finished_at", "host"]
-
-
-def verdicts_at(cells: int) -> dict[int, str]:
-    """Deal -> verdict at `cells` for deals 1..200, agreed by fc-solve and fcanalyze."""
-    return {deal: verdict for (deal, k), verdict in crosscheck_verdicts().items() if k == cells}
-
-
-def rows(path) -> list[dict]:
-    table = read_dataset(path).drop_columns(CIRCUMSTANTIAL)
-    return sorted(table.to_pylist(), key=lambda r: (r["variant"], r["cells"], r["deal"]))
-
-
-def keys(path) -> list[tuple]:
-    t = read_dataset(path, ["deal", "variant", "cells"])
-    return list(zip(t["deal"].to_pylist(), t["variant"].to_pylist(), t["cells"].to_pylist()))
-
-
-# Subprocesses start here, not in the repository root, where `python -m fcanalyze`
-# would pick up the source tree (which has no built engine in a plain install).
-NEUTRAL_CWD = Path(__file__).parent
-
-
-def fcanalyze_process(*args, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "fcanalyze", *map(str, args)], cwd=NEUTRAL_CWD, **kwargs)
-
-
-def run_fcanalyze(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fcanalyze", *map(str, args)],
-        cwd=NEUTRAL_CWD,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        **kwargs,
-    )
-
-
-def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the sweep finished before it could be killed"
-        try:
-            n = sum(pq.read_metadata(f).num_rows for f in path.glob("part-*.parquet"))
-        except (OSError, pa.ArrowException):
-            n = 0
-        if n >= at_least:
-            return n
-        time.sleep(0.05)
-    raise AssertionError("no rows appeared")
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
 
 # --- deal ranges and cell lists -----------------------------------------------------------
 
@@ -210,7 +148,7 @@ def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):
 
 
 def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_on(tmp_path, monkeypatch):
-    import fcanalyze.sweep as sweep_module
+    import fcanalyze.sweep.rows as sweep_module
 
     real = sweep_module.solve
 
@@ -231,7 +169,7 @@ def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_
 
 
 def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch):
-    import fcanalyze.sweep as sweep_module
+    import fcanalyze.sweep.rows as sweep_module
     from fcanalyze.solving import EngineError
 
     def buggy(deal, **kw):

@@ -1,0 +1,72 @@
+"""Sweeps: deals x cell counts, run on a local pool or a Dask cluster, into a resumable Parquet dataset.
+
+The parts, in the order a job meets them: plan (arguments checked, the dataset
+opened, the summary), queue (which job runs when), pool and cluster (the two
+backends, each yielding rows), rows (a job's row), recorder (rows counted once and
+flushed), progress (the callback the CLI draws).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS
+from .plan import (
+    MAX_SWEEP_JOBS,
+    SweepPlan,
+    SweepSummary,
+    default_max_memory,
+    default_workers,
+    parse_cells,
+    plan_sweep,
+)
+from .progress import Progress, Tally, expected_cost
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_SECONDS",
+    "MAX_SWEEP_JOBS",
+    "Progress",
+    "SweepPlan",
+    "SweepSummary",
+    "Tally",
+    "default_max_memory",
+    "default_workers",
+    "expected_cost",
+    "parse_cells",
+    "plan_sweep",
+    "run_sweep",
+    "sweep",
+]
+
+
+def sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    **options,
+) -> Path:
+    """Decides every (deal, cells) job into the dataset at `out`; returns its path.
+
+    Jobs already in the dataset are skipped (with `retry_unknown=True`, `unknown`
+    and `error` rows are run again and replaced). With `scheduler` (like
+    tcp://host:8786) the jobs run on that Dask cluster's workers and the rows come
+    back here to be written. The options (variant, workers, budgets, retry_unknown,
+    progress, scheduler) are plan_sweep's.
+    """
+    return run_sweep(deals, cells, out, **options).path
+
+
+def run_sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    **options,
+) -> SweepSummary:
+    """Like sweep(), returning a SweepSummary."""
+    plan = plan_sweep(deals, cells, out, **options)
+    try:
+        return plan.run()
+    finally:
+        plan.close()

@@ -1,0 +1,297 @@
+"""A sweep from its arguments to its summary: checked, planned, run on a backend, recorded."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, parse_memory
+from ..errors import FcanalyzeError
+from ..inputs import quote, whole_number
+from ..jobs import DealSpans, JobSpace
+from ..outputs import percent
+from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
+from ..store import Dataset, Row
+from ..variant import MAX_CELLS, MIN_CELLS, Variant
+from .progress import Progress, expected_cost
+from .queue import JobQueue
+from .recorder import Recorder
+
+log = logging.getLogger("fcanalyze.sweep")
+
+# A dataset keeps its rows' keys and statuses in memory (some 200 bytes a row); past
+# this many jobs a sweep belongs in several datasets.
+MAX_SWEEP_JOBS = 50_000_000
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def default_max_memory(workers: int) -> int:
+    """8 GiB per job, or less so that all workers together fit in 80% of the machine."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return DEFAULT_MAX_MEMORY
+    return min(DEFAULT_MAX_MEMORY, int(total * 0.8) // max(workers, 1))
+
+
+def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
+    """Cell counts from `4`, `1,2,4` or `0-4` (or a list); sorted from most to fewest."""
+    if isinstance(text, int):
+        items = [text]
+    elif isinstance(text, (list, tuple)):
+        items = list(text)
+    else:
+        items = []
+        for part in text.split(","):
+            part = part.strip()
+            lo_text, dash, hi_text = part.partition("-")
+            lo, hi = whole_number(lo_text), whole_number(hi_text) if dash else whole_number(lo_text)
+            if lo is None or hi is None:
+                raise FcanalyzeError(f"bad cell count {quote(part)} in {quote(text)}; write e.g. 4 or 1,2,4 or 0-4")
+            if hi < lo:
+                raise FcanalyzeError(f"bad cell range {quote(part)}: it runs backwards; write {hi}-{lo}")
+            if hi - lo > MAX_CELLS:
+                raise FcanalyzeError(f"cell count {hi} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+            items.extend(range(lo, hi + 1))
+    if not items:
+        raise FcanalyzeError("no cell counts given; write e.g. --cells 4 or --cells 1,2,4")
+    for k in items:
+        if not isinstance(k, int) or not MIN_CELLS <= k <= MAX_CELLS:
+            raise FcanalyzeError(f"cell count {k} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+    return sorted(set(items), reverse=True)
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did: per cell count, the verdicts of all its jobs now in the dataset."""
+
+    path: Path
+    variant: str
+    jobs: int
+    already_done: int
+    ran: int = 0
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    write_seconds: float = 0.0
+    worker_deaths: int = 0
+    # cells -> status -> count, over every job of the sweep (old rows included);
+    # "left" counts the jobs not in the dataset yet (a stopped sweep).
+    by_cells: dict[int, collections.Counter] = field(default_factory=dict)
+
+    def table(self) -> str:
+        """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
+        the decided ones."""
+        left = any(c["left"] for c in self.by_cells.values())
+        head = f"{'cells':>5} {'jobs':>8} {'solved':>8} {'unsolvable':>10} {'unknown':>8} {'error':>6}"
+        lines = [head + (f" {'left':>8}" if left else "") + f" {'solvable':>9}"]
+        for cells in sorted(self.by_cells, reverse=True):
+            c = self.by_cells[cells]
+            jobs = sum(c.values())
+            decided = c[SOLVED] + c[UNSOLVABLE]
+            share = f"{percent(c[SOLVED] / decided):>9}" if decided else f"{'-':>9}"
+            lines.append(
+                f"{cells:>5} {jobs:>8,} {c[SOLVED]:>8,} {c[UNSOLVABLE]:>10,} "
+                f"{c[UNKNOWN]:>8,} {c[ERROR]:>6,}" + (f" {c['left']:>8,}" if left else "") + f" {share}"
+            )
+        return "\n".join(lines)
+
+
+class Backend(Protocol):
+    """Where jobs run: the local pool (pool.Pool) or a Dask cluster (cluster.Cluster)."""
+
+    deaths: int
+
+    def rows(self, queue: JobQueue) -> Generator[list[Row], None, None]:
+        """Runs the queue's jobs and yields their rows in batches as they finish, with
+        an empty batch at least every fifth of a second; the caller records each
+        batch before asking for the next. Closing the iterator early stops the work."""
+        ...
+
+
+def plan_sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str = 4,
+    out: str | os.PathLike = "fcanalyze-results",
+    *,
+    variant: str = "freecell",
+    workers: int | None = None,
+    max_nodes: int | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    max_memory: int | str | None = None,
+    retry_unknown: bool = False,
+    progress: Progress | None = None,
+    scheduler: str | None = None,
+) -> SweepPlan:
+    """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
+    before any work starts. FcanalyzeError says what is wrong. `progress` is called
+    with a progress.Tally as the sweep goes (the CLI draws it as a bar)."""
+    from ..deals import parse_deal_spans
+
+    deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
+    if not len(deal_spans):
+        raise FcanalyzeError("no deals to sweep")
+    cell_list = parse_cells(cells)
+    rules = Variant.parse(variant)
+    if any(part.partition("=")[0].strip().lower() == "cells" for part in variant.split(",")):
+        raise FcanalyzeError(
+            f"--variant {quote(variant)} sets cells, which a sweep takes from --cells; "
+            f"write --cells {rules.cells} (or a list like --cells 0-4) instead"
+        )
+    space = JobSpace(deal_spans, cell_list, rules.name)
+    if len(space) > MAX_SWEEP_JOBS:
+        raise FcanalyzeError(
+            f"{len(space):,} jobs ({len(deal_spans):,} deals x {len(cell_list)} cell counts) is more than one "
+            f"sweep takes ({MAX_SWEEP_JOBS:,}): a dataset keeps an index of its rows in memory. "
+            "Split the range into several sweeps (several --out directories)"
+        )
+    if scheduler is not None:
+        from .cluster import check_scheduler_address
+
+        check_scheduler_address(scheduler)
+        if workers is not None:
+            raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
+    memory = parse_memory(max_memory) if max_memory is not None else default_max_memory(workers)
+    budgets = Budgets(max_nodes, max_seconds, memory)
+
+    dataset = Dataset.open(out)
+    plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, scheduler)
+    if plan.to_run and dataset.read_only:
+        dataset.close()
+        raise FcanalyzeError(
+            f"cannot write to {dataset.path} ({dataset.read_only}), and {plan.to_run:,} of its jobs are still to run"
+        )
+    return plan
+
+
+class SweepPlan:
+    """A checked sweep with its dataset open: run() does the work, close() releases the dataset."""
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        rules: Variant,
+        space: JobSpace,
+        budgets: Budgets,
+        workers: int,
+        retry_unknown: bool,
+        progress: Progress | None = None,
+        scheduler: str | None = None,
+    ):
+        self.dataset = dataset
+        self.rules = rules
+        self.space = space
+        self.budgets = budgets
+        self.n_workers = workers
+        self.scheduler = scheduler
+        self.host = socket.gethostname()
+        self.stop_requested = False
+        # Statuses whose rows are run again (and replaced).
+        redo = {UNKNOWN, ERROR} if retry_unknown else set()
+        kept = dataset.status
+        done_by_cells = collections.Counter(
+            key[2] for key, status in kept.items() if status not in redo and key in space
+        )
+        to_run_by_cells = {k: len(space.deals) - done_by_cells[k] for k in space.cells}
+        self.to_run = sum(to_run_by_cells.values())
+        total_cost = sum(n * expected_cost(k) for k, n in to_run_by_cells.items())
+        self.recorder = Recorder(dataset, self.to_run, total_cost, progress)
+        self.queue = JobQueue(space, rules, budgets, self.host, kept, self.recorder.recorded, redo, self.record)
+        self.summary = SweepSummary(dataset.path, rules.name, len(space), len(space) - self.to_run)
+
+    def record(self, row: Row) -> None:
+        if self.recorder.record(row):
+            self.queue.recorded_row(row.key)
+
+    def close(self) -> None:
+        self.dataset.close()
+
+    def backend(self) -> Backend:
+        if self.scheduler is not None:
+            from .cluster import Cluster
+
+            return Cluster(self.rules, self.budgets, self.scheduler, self.host)
+        from .pool import Pool
+
+        return Pool(self.rules, self.budgets, self.n_workers, self.host)
+
+    def run(self) -> SweepSummary:
+        s = self.summary
+        start = time.perf_counter()
+        log.info(
+            "%d jobs (%s), %d already in %s, %d to run on %d worker(s); budgets %s",
+            s.jobs,
+            self.rules.name,
+            s.already_done,
+            self.dataset.path,
+            self.to_run,
+            self.n_workers,
+            self.budgets.text(),
+        )
+        if self.to_run:
+            recorder = self.recorder
+            recorder.report(force=True)
+            backend = self.backend()
+            restore = self._catch_stop_signals()
+            batches = backend.rows(self.queue)
+            try:
+                for batch in batches:
+                    for row in batch:
+                        self.record(row)
+                    recorder.tick()
+                    if self.stop_requested:
+                        break
+            finally:
+                batches.close()
+                restore()
+                if self.stop_requested:
+                    s.interrupted = True
+                    log.warning("stopped; the jobs finished so far are kept")
+                recorder.flush()
+                recorder.report(force=True, final=True)
+            s.ran = recorder.ran
+            s.engine_seconds = recorder.engine_seconds
+            s.verify_seconds = recorder.verify_seconds
+            s.write_seconds = recorder.write_seconds
+            s.worker_deaths = backend.deaths
+        s.wall_seconds = time.perf_counter() - start
+        # Counted over the dataset's rows, not the plan's jobs, which may be billions.
+        s.by_cells = {cells: collections.Counter() for cells in self.space.cells}
+        for key, status in self.dataset.status.items():
+            if key in self.space:
+                s.by_cells[key[2]][status] += 1
+        for counter in s.by_cells.values():
+            counter["left"] = len(self.space.deals) - sum(counter.values())
+        return s
+
+    def _catch_stop_signals(self) -> Callable[[], None]:
+        """Ctrl-C and SIGTERM set a flag the loop checks, so a stop never cuts a write in half."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+
+        def request_stop(signum, frame):
+            self.stop_requested = True
+
+        old = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+        def restore() -> None:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+        return restore
