@@ -1,8 +1,8 @@
 """Type stub for the Rust engine built from engine/ (fcanalyze._engine); mypy.stubtest checks it against the build."""
 
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, final
 
-__all__ = ["DEFAULT_MAX_MEMORY", "__version__", "generate_moves", "solve"]
+__all__ = ["DEFAULT_MAX_MEMORY", "Variant", "__version__", "generate_moves", "solve"]
 
 class _Outcome(TypedDict):
     """What `solve` returns (a plain dict at run time)."""
@@ -19,16 +19,28 @@ class _Outcome(TypedDict):
 __version__: str
 DEFAULT_MAX_MEMORY: int
 
+@final
+class Variant:
+    """The rules a search plays (fcanalyze.solving.engine_variant builds one from a
+    fcanalyze.Variant). ValueError for cells past 0..8, columns past 4..10, or a
+    sequence_moves other than "supermove", "single" or "relaxed"."""
+
+    def __new__(
+        cls,
+        *,
+        cells: int,
+        columns: int,
+        same_suit: bool = False,
+        kings_only: bool = False,
+        sequence_moves: str = "supermove",
+    ) -> Variant: ...
+
 def generate_moves(
     columns: list[list[int]],
     cells: list[int | None],
     home: list[int],
+    variant: Variant,
     *,
-    n_cells: int,
-    n_columns: int,
-    same_suit: bool = False,
-    kings_only: bool = False,
-    sequence_moves: str = "supermove",
     sequences: bool = False,
 ) -> list[str]:
     """The moves the exhaustive search tries from a position, in standard notation."""
@@ -37,12 +49,8 @@ def solve(
     columns: list[list[int]],
     cells: list[int | None],
     home: list[int],
+    variant: Variant,
     *,
-    n_cells: int,
-    n_columns: int,
-    same_suit: bool = False,
-    kings_only: bool = False,
-    sequence_moves: str = "supermove",
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     max_memory: int | None = None,

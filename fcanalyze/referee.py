@@ -9,7 +9,7 @@ from .board import Board
 from .errors import NotationError
 from .inputs import quote
 from .notation import Move, parse_move, solution_tokens
-from .rules import IllegalMove, Position
+from .position import IllegalMove, Position
 from .variant import SequenceMoves, Variant
 
 

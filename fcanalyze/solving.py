@@ -55,6 +55,18 @@ class SolveResult:
 
 
 @functools.lru_cache(maxsize=64)
+def engine_variant(rules: Variant) -> _engine.Variant:
+    """The engine's Variant for `rules`: the one place the two are matched up."""
+    return _engine.Variant(
+        cells=rules.cells,
+        columns=rules.columns,
+        same_suit=rules.build is Build.SUIT,
+        kings_only=rules.empty_column is EmptyColumn.KINGS,
+        sequence_moves=rules.sequence_moves.value,
+    )
+
+
+@functools.lru_cache(maxsize=64)
 def _parsed_variant(spec: str, cells: int | None) -> Variant:
     # Sweeps solve thousands of deals under one variant; parse its text once.
     return Variant.parse(spec, cells=cells)
@@ -111,11 +123,7 @@ def solve(
         board.columns,
         board.cells,
         board.foundations,
-        n_cells=rules.cells,
-        n_columns=rules.columns,
-        same_suit=rules.build is Build.SUIT,
-        kings_only=rules.empty_column is EmptyColumn.KINGS,
-        sequence_moves=rules.sequence_moves.value,
+        engine_variant(rules),
         max_nodes=budgets.max_nodes,
         max_seconds=budgets.max_seconds,
         max_memory=budgets.max_memory,

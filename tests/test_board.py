@@ -140,9 +140,12 @@ def test_the_engine_refuses_tall_columns_itself_without_a_panic():
     from fcanalyze import _engine
 
     columns = [list(range(0, 52, 2)), list(range(1, 52, 2))]  # 26 cards each, topped by kings
+    freecell = _engine.Variant(cells=4, columns=8)
     with pytest.raises(ValueError, match="could grow to"):
-        _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], n_cells=4, n_columns=8)
+        _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], freecell)
     with pytest.raises(ValueError, match="could grow to"):
-        _engine.solve(
-            [list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0], n_cells=4, n_columns=8
-        )
+        _engine.solve([list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0], freecell)
+    with pytest.raises(ValueError, match=r"cells must be 0\.\.8"):
+        _engine.Variant(cells=9, columns=8)
+    with pytest.raises(ValueError, match="unknown sequence_moves"):
+        _engine.Variant(cells=4, columns=8, sequence_moves="teleport")

@@ -16,22 +16,14 @@ import pytest
 
 from fcanalyze import Variant, _engine, microsoft_deal
 from fcanalyze.notation import CELL, COLUMN, parse_move
-from fcanalyze.rules import Position
-from fcanalyze.variant import Build, EmptyColumn, SequenceMoves
+from fcanalyze.position import Position
+from fcanalyze.solving import engine_variant
+from fcanalyze.variant import SequenceMoves
 
 
 def engine_moves(pos: Position) -> set:
     v, b = pos.variant, pos.board
-    moves = _engine.generate_moves(
-        b.columns,
-        b.cells,
-        b.foundations,
-        n_cells=v.cells,
-        n_columns=v.columns,
-        same_suit=v.build is Build.SUIT,
-        kings_only=v.empty_column is EmptyColumn.KINGS,
-        sequence_moves=v.sequence_moves.value,
-    )
+    moves = _engine.generate_moves(b.columns, b.cells, b.foundations, engine_variant(v))
     return {normalise(pos, parse_move(m)) for m in moves}
 
 

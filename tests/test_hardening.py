@@ -101,4 +101,5 @@ def test_the_engine_binding_refuses_a_nan_budget_itself():
 
     board = fcanalyze.microsoft_deal(1)
     with pytest.raises(ValueError, match="budgets must be positive"):
-        _engine.solve(board.columns, board.cells, board.foundations, n_cells=4, n_columns=8, max_seconds=float("nan"))
+        variant = _engine.Variant(cells=4, columns=8)
+        _engine.solve(board.columns, board.cells, board.foundations, variant, max_seconds=float("nan"))

@@ -17,8 +17,8 @@ from fcanalyze.notation import (
     parse_solution,
     solution_tokens,
 )
+from fcanalyze.position import IllegalMove, Position
 from fcanalyze.referee import replay
-from fcanalyze.rules import IllegalMove, Position
 
 SOLUTIONS = {
     "lg": (DATA / "ms1-4cells.fcsolve-lg.snx.txt").read_text(),

@@ -1,12 +1,12 @@
 //! Solves deals given as text files for profiling: `cargo run --release --example profile_deals FILE...`
 use fcanalyze_engine::card::Card;
-use fcanalyze_engine::rules::Rules;
+use fcanalyze_engine::position::Position;
 use fcanalyze_engine::search::{solve, Budget};
-use fcanalyze_engine::state::State;
+use fcanalyze_engine::variant::Variant;
 
 fn main() {
     let cells = std::env::var("CELLS").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
-    let rules = Rules::FREECELL.with_cells(cells);
+    let rules = Variant::FREECELL.with_cells(cells);
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
     for path in std::env::args().skip(1) {
@@ -16,7 +16,7 @@ fn main() {
                 .lines()
                 .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("card").index()).collect())
                 .collect();
-            let s = State::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
+            let s = Position::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
             let out = solve(&s, &rules, Budget::default(), &mut || false);
             nodes += out.nodes;
             deals += 1;

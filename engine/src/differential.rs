@@ -9,13 +9,13 @@
 use std::collections::HashSet;
 
 use crate::moves::generate;
-use crate::rules::{Rules, SequenceMoves};
+use crate::position::Position;
 use crate::search::{solve, Budget, Status};
-use crate::state::State;
+use crate::variant::{SequenceMoves, Variant};
 
 /// Every position reachable from `s`, depth first, until a win; None if more than
 /// `limit` positions would be needed.
-fn plain_search(start: &State, rules: &Rules, limit: usize) -> Option<bool> {
+fn plain_search(start: &Position, rules: &Variant, limit: usize) -> Option<bool> {
     let mut seen = HashSet::new();
     let mut stack = vec![start.clone()];
     seen.insert(start.fingerprint(rules));
@@ -43,7 +43,7 @@ fn plain_search(start: &State, rules: &Rules, limit: usize) -> Option<bool> {
 
 /// A random position: suits home up to random ranks, the other cards dealt at random
 /// into the rules' columns, with one card in a cell when there is a cell.
-fn random_position(rules: &Rules, rng: &mut u64) -> State {
+fn random_position(rules: &Variant, rng: &mut u64) -> Position {
     let mut next = |n: u64| {
         *rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (*rng >> 33) % n
@@ -61,19 +61,19 @@ fn random_position(rules: &Rules, rng: &mut u64) -> State {
     for (i, c) in cards.into_iter().enumerate() {
         columns[i % rules.columns].push(c);
     }
-    State::new(rules, &columns, &cells, home).expect("a consistent layout")
+    Position::new(rules, &columns, &cells, home).expect("a consistent layout")
 }
 
 #[test]
 fn the_engine_agrees_with_the_plain_search_on_small_positions() {
     let variants = [
-        Rules { columns: 4, ..Rules::FREECELL.with_cells(0) },
-        Rules { columns: 5, ..Rules::FREECELL.with_cells(1) },
-        Rules { columns: 4, ..Rules::FREECELL.with_cells(1) },
-        Rules { columns: 5, same_suit: true, ..Rules::FREECELL.with_cells(1) },
-        Rules { columns: 4, kings_only: true, ..Rules::FREECELL.with_cells(2) },
-        Rules { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Rules::FREECELL.with_cells(0) },
-        Rules { columns: 5, sequence_moves: SequenceMoves::Single, ..Rules::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Single, ..Variant::FREECELL.with_cells(1) },
     ];
     let mut rng = 0x000D_1FF5_EED5_u64;
     for rules in variants {

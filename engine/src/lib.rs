@@ -5,10 +5,10 @@
 
 pub mod card;
 pub mod moves;
-pub mod rules;
+pub mod position;
 pub mod search;
 pub mod shorten;
-pub mod state;
+pub mod variant;
 pub mod visited;
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Move generation: every move that can lead somewhere new, up to column and cell symmetry.
 
 use crate::card::Card;
-use crate::rules::{Rules, SequenceMoves, NO_PARENT};
-use crate::state::{Move, Place, State};
+use crate::position::{Move, Place, Position};
+use crate::variant::{SequenceMoves, Variant, NO_PARENT};
 
 /// Appends the moves worth trying from `s` to `out`.
 ///
@@ -15,13 +15,13 @@ use crate::state::{Move, Place, State};
 /// the others lead to positions that differ only in the order of cells or columns,
 /// which the canonical fingerprint treats as the same position. Moving a whole column
 /// into an empty one is skipped for the same reason.
-pub fn generate(s: &State, rules: &Rules, sequences: bool, out: &mut Vec<Move>) {
+pub fn generate(s: &Position, rules: &Variant, sequences: bool, out: &mut Vec<Move>) {
     home_moves(s, rules, out);
     play_moves(s, rules, sequences, false, out);
 }
 
 /// Appends the moves to the foundations.
-pub fn home_moves(s: &State, rules: &Rules, out: &mut Vec<Move>) {
+pub fn home_moves(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
     for i in 0..rules.columns {
         if let Some(&c) = s.column(i).last() {
             if s.can_go_home(card(c)) {
@@ -42,7 +42,7 @@ pub fn home_moves(s: &State, rules: &Rules, out: &mut Vec<Move>) {
 /// `keep_runs`, moves that break up a run (the deepest card moved lies on a card it
 /// may be built on) are left out: they rarely help, which passes that prove
 /// nothing may exploit.
-pub fn play_moves(s: &State, rules: &Rules, sequences: bool, keep_runs: bool, out: &mut Vec<Move>) {
+pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: bool, out: &mut Vec<Move>) {
     let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
     let ncols = rules.columns;
 
@@ -145,8 +145,8 @@ mod tests {
 
     #[test]
     fn deal_one_opening_moves() {
-        let rules = Rules::FREECELL;
-        let s = State::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
+        let rules = Variant::FREECELL;
+        let s = Position::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];
         generate(&s, &rules, true, &mut out);
         // Onto a card: 6H? no. 8C on 9? 9 tops: 9C (col 2) is black; 8H would fit, not 8C.
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn runs_move_as_one_within_the_limit_and_only_first_empty_targets() {
-        let rules = Rules::FREECELL;
+        let rules = Variant::FREECELL;
         // Column 1 holds a run 9S 8H 7C; column 2 is topped by TH; columns 7 and 8 are empty.
         let mut c = columns(
             "KD 9S 8H 7C\nAS TH\n2S 3S 4S 5S 6S 7S 8S TS JS QS KS\n\
@@ -165,7 +165,7 @@ mod tests {
                           AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD",
         );
         c.resize(8, vec![]);
-        let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
+        let s = Position::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];
         generate(&s, &rules, true, &mut out);
         let names = names(&out);
@@ -184,8 +184,8 @@ mod tests {
 
     #[test]
     fn keep_runs_leaves_out_exactly_the_run_breaking_moves() {
-        let rules = Rules::FREECELL.with_cells(2);
-        let mut s = State::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
+        let rules = Variant::FREECELL.with_cells(2);
+        let mut s = Position::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
         let mut rng = 0x5EED_u64;
         for _ in 0..300 {
             let (mut all, mut kept) = (vec![], vec![]);
@@ -212,14 +212,14 @@ mod tests {
 
     #[test]
     fn kings_only_and_same_suit_rules() {
-        let rules = Rules { kings_only: true, same_suit: true, ..Rules::FREECELL };
+        let rules = Variant { kings_only: true, same_suit: true, ..Variant::FREECELL };
         let mut c = columns(
             "QD KS\nJD\nAS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS\n\
                           AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH\nAC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC\n\
                           AD 2D 3D 4D 5D 6D 7D 8D 9D TD KD",
         );
         c.resize(8, vec![]);
-        let s = State::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
+        let s = Position::new(&rules, &c, &[None; 4], [0; 4]).unwrap();
         let mut out = vec![];
         generate(&s, &rules, true, &mut out);
         let names = names(&out);

@@ -6,9 +6,48 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::rules::{Rules, SequenceMoves, MAX_CELLS, MAX_COLUMNS};
+use crate::position::Position;
 use crate::search::{self, Budget, Status};
-use crate::state::State;
+use crate::variant::{SequenceMoves, Variant, MAX_CELLS, MAX_COLUMNS};
+
+/// The rules a search plays, handed over once per job: fcanalyze.solving builds it
+/// from a fcanalyze.Variant (the same concept, the same name on both sides).
+#[pyclass(frozen, name = "Variant", module = "fcanalyze._engine")]
+struct PyVariant(Variant);
+
+#[pymethods]
+impl PyVariant {
+    #[new]
+    #[pyo3(signature = (*, cells, columns, same_suit=false, kings_only=false, sequence_moves="supermove"))]
+    fn new(cells: usize, columns: usize, same_suit: bool, kings_only: bool, sequence_moves: &str) -> PyResult<Self> {
+        let sequence_moves = match sequence_moves {
+            "supermove" => SequenceMoves::Supermove,
+            "single" => SequenceMoves::Single,
+            "relaxed" => SequenceMoves::Relaxed,
+            other => return Err(PyValueError::new_err(format!("unknown sequence_moves {other:?}"))),
+        };
+        if cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&columns) {
+            return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
+        }
+        Ok(PyVariant(Variant { cells, columns, same_suit, kings_only, sequence_moves }))
+    }
+
+    fn __repr__(&self) -> String {
+        let v = &self.0;
+        format!(
+            "Variant(cells={}, columns={}, same_suit={}, kings_only={}, sequence_moves={:?})",
+            v.cells,
+            v.columns,
+            if v.same_suit { "True" } else { "False" },
+            if v.kings_only { "True" } else { "False" },
+            match v.sequence_moves {
+                SequenceMoves::Supermove => "supermove",
+                SequenceMoves::Single => "single",
+                SequenceMoves::Relaxed => "relaxed",
+            }
+        )
+    }
+}
 
 /// Decide a position. Cards are numbered (rank - 1) * 4 + suit, suits in CDHS order.
 ///
@@ -18,24 +57,19 @@ use crate::state::State;
 /// peak_memory (bytes), seconds.
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, *, n_cells, n_columns, same_suit=false, kings_only=false,
-                    sequence_moves="supermove", max_nodes=None, max_seconds=None, max_memory=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None))]
 fn solve<'py>(
-    py: Python<'py>,
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
     home: [u8; 4],
-    n_cells: usize,
-    n_columns: usize,
-    same_suit: bool,
-    kings_only: bool,
-    sequence_moves: &str,
+    variant: PyRef<'py, PyVariant>,
     max_nodes: Option<u64>,
     max_seconds: Option<f64>,
     max_memory: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (rules, start) = position(&columns, &cells, home, n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
+    let py = variant.py();
+    let rules = variant.0;
+    let start = position(&rules, &columns, &cells, home)?;
     // Python checks budgets first; this keeps a caller of the raw binding from a NaN
     // that means "no limit" or a zero that means "give up at once".
     if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) || max_nodes == Some(0) || max_memory == Some(0) {
@@ -93,50 +127,24 @@ fn solve<'py>(
 /// cell and first empty column as destinations. Exposed so that tests can hold the
 /// engine's move generation against the referee's.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, *, n_cells, n_columns, same_suit=false, kings_only=false,
-                    sequence_moves="supermove", sequences=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (columns, cells, home, variant, *, sequences=false))]
 fn generate_moves(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
     home: [u8; 4],
-    n_cells: usize,
-    n_columns: usize,
-    same_suit: bool,
-    kings_only: bool,
-    sequence_moves: &str,
+    variant: PyRef<'_, PyVariant>,
     sequences: bool,
 ) -> PyResult<Vec<String>> {
-    let (rules, state) = position(&columns, &cells, home, n_cells, n_columns, same_suit, kings_only, sequence_moves)?;
+    let rules = variant.0;
+    let start = position(&rules, &columns, &cells, home)?;
     let mut out = vec![];
-    crate::moves::generate(&state, &rules, sequences, &mut out);
+    crate::moves::generate(&start, &rules, sequences, &mut out);
     Ok(out.iter().map(|m| m.to_string()).collect())
 }
 
-/// The rules and the position both functions take, checked.
-#[allow(clippy::too_many_arguments)]
-fn position(
-    columns: &[Vec<u8>],
-    cells: &[Option<u8>],
-    home: [u8; 4],
-    n_cells: usize,
-    n_columns: usize,
-    same_suit: bool,
-    kings_only: bool,
-    sequence_moves: &str,
-) -> PyResult<(Rules, State)> {
-    let sequence_moves = match sequence_moves {
-        "supermove" => SequenceMoves::Supermove,
-        "single" => SequenceMoves::Single,
-        "relaxed" => SequenceMoves::Relaxed,
-        other => return Err(PyValueError::new_err(format!("unknown sequence_moves {other:?}"))),
-    };
-    if n_cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&n_columns) {
-        return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
-    }
-    let rules = Rules { cells: n_cells, columns: n_columns, same_suit, kings_only, sequence_moves };
-    let state = State::new(&rules, columns, cells, home).map_err(|e| PyValueError::new_err(e.0))?;
-    Ok((rules, state))
+/// The position both functions take, checked against the rules.
+fn position(rules: &Variant, columns: &[Vec<u8>], cells: &[Option<u8>], home: [u8; 4]) -> PyResult<Position> {
+    Position::new(rules, columns, cells, home).map_err(|e| PyValueError::new_err(e.0))
 }
 
 /// Makes glibc's malloc hand every block of 128 KiB or more straight to the kernel and
@@ -166,6 +174,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fix_mmap_threshold();
     m.add("__version__", crate::VERSION)?;
     m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
+    m.add_class::<PyVariant>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_moves, m)?)?;
     Ok(())

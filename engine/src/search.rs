@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use crate::card::Card;
 use crate::moves::{generate, home_moves, play_moves};
-use crate::rules::Rules;
-use crate::state::{fmix64, run_length, Hashes, Move, Place, Played, State};
+use crate::position::{fmix64, run_length, Hashes, Move, Place, Played, Position};
+use crate::variant::Variant;
 use crate::visited::{FingerprintSet, OutOfMemory};
 
 /// Which budget stopped a search that did not settle its deal.
@@ -148,7 +148,7 @@ impl Meter<'_> {
 
 /// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
-pub fn solve(start: &State, rules: &Rules, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
+pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
     let begin = Instant::now();
     let mut meter =
         Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
@@ -221,7 +221,7 @@ pub struct Weights {
 }
 
 /// Lower is more promising.
-fn score(s: &State, rules: &Rules, w: &Weights) -> i32 {
+fn score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
     let home = s.home();
     let columns: i32 = (0..rules.columns).map(|i| column_score(s.column(i), &home, rules, w)).sum();
     columns + global_score(s, rules, w)
@@ -229,7 +229,7 @@ fn score(s: &State, rules: &Rules, w: &Weights) -> i32 {
 
 /// The terms of the score that do not belong to one column.
 #[inline]
-fn global_score(s: &State, rules: &Rules, w: &Weights) -> i32 {
+fn global_score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
     w.out * (Card::COUNT - s.cards_home()) as i32
         - w.cell * s.empty_cells(rules) as i32
         - w.column * s.empty_columns(rules) as i32
@@ -237,7 +237,7 @@ fn global_score(s: &State, rules: &Rules, w: &Weights) -> i32 {
 
 /// One column's part of the score, given what is home.
 #[inline]
-fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32 {
+fn column_score(cards: &[u8], home: &[u8; 4], rules: &Variant, w: &Weights) -> i32 {
     let (mut buried, mut buried_next, mut disorder) = (0i32, 0i32, 0i32);
     let mut lowest = u8::MAX;
     for (depth, &c) in cards.iter().enumerate() {
@@ -263,15 +263,15 @@ fn column_score(cards: &[u8], home: &[u8; 4], rules: &Rules, w: &Weights) -> i32
 /// touched (unless a card went home, which changes every column's terms).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct ChildScorer {
-    columns: [i32; crate::rules::MAX_COLUMNS],
+    columns: [i32; crate::variant::MAX_COLUMNS],
     total: i32,
     home: [u8; 4],
 }
 
 impl ChildScorer {
-    fn new(parent: &State, rules: &Rules, w: &Weights) -> ChildScorer {
+    fn new(parent: &Position, rules: &Variant, w: &Weights) -> ChildScorer {
         let home = parent.home();
-        let mut columns = [0; crate::rules::MAX_COLUMNS];
+        let mut columns = [0; crate::variant::MAX_COLUMNS];
         for (i, c) in columns.iter_mut().enumerate().take(rules.columns) {
             *c = column_score(parent.column(i), &home, rules, w);
         }
@@ -279,7 +279,7 @@ impl ChildScorer {
     }
 
     /// Makes this the scorer for `child`, reached from this scorer's position by `played`.
-    fn advance(&mut self, child: &State, played: &[Played], rules: &Rules, w: &Weights) {
+    fn advance(&mut self, child: &Position, played: &[Played], rules: &Variant, w: &Weights) {
         if child.home() != self.home {
             *self = ChildScorer::new(child, rules, w);
             return;
@@ -296,7 +296,7 @@ impl ChildScorer {
         }
     }
 
-    fn score(&self, child: &State, played: &[Played], rules: &Rules, w: &Weights) -> i32 {
+    fn score(&self, child: &Position, played: &[Played], rules: &Variant, w: &Weights) -> i32 {
         if child.home() != self.home {
             return score(child, rules, w);
         }
@@ -304,7 +304,7 @@ impl ChildScorer {
         let mut done = 0u16;
         for p in played {
             for place in [p.m.from, p.m.to] {
-                if let crate::state::Place::Column(i) = place {
+                if let crate::position::Place::Column(i) = place {
                     let i = usize::from(i);
                     if done & (1 << i) == 0 {
                         done |= 1 << i;
@@ -394,7 +394,7 @@ struct Frontier {
     nodes: Vec<Node>,
     /// Positions of expanded nodes only: most nodes generated are never expanded, so a
     /// node's position is rebuilt from its parent's when it comes off the open list.
-    states: Vec<State>,
+    states: Vec<Position>,
     played: Vec<Played>,
     open: BinaryHeap<(Reverse<i32>, u32)>,
     seen: FingerprintSet,
@@ -408,7 +408,7 @@ enum Step {
 }
 
 impl Frontier {
-    fn new(root: &State, rules: &Rules, strategy: Strategy, max_memory: usize) -> Frontier {
+    fn new(root: &Position, rules: &Variant, strategy: Strategy, max_memory: usize) -> Frontier {
         let Strategy { weights, prune } = strategy;
         let fingerprint = root.fingerprint(rules);
         let mut seen = FingerprintSet::new(max_memory);
@@ -421,7 +421,7 @@ impl Frontier {
 
     fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.states.capacity() * std::mem::size_of::<State>()
+            + self.states.capacity() * std::mem::size_of::<Position>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.open.capacity() * std::mem::size_of::<(Reverse<i32>, u32)>()
             + self.seen.bytes()
@@ -431,7 +431,7 @@ impl Frontier {
         self.seen.peak_bytes().max(self.bytes())
     }
 
-    fn step(&mut self, rules: &Rules, meter: &mut Meter, moves: &mut Vec<Move>) -> Result<Step, Limit> {
+    fn step(&mut self, rules: &Variant, meter: &mut Meter, moves: &mut Vec<Move>) -> Result<Step, Limit> {
         let Some((_, id)) = self.open.pop() else { return Ok(Step::Exhausted) };
         let depth = self.nodes[id as usize].depth;
         if let Some(limit) = meter.tick(depth) {
@@ -520,7 +520,7 @@ const EARLY_STRATEGIES: usize = 2;
 /// stored its share of positions; then the exhaustive pass alone. Best-first finds
 /// most wins soon and short; the exhaustive pass, which stores a position in 16 bytes
 /// and expands it in a third of the time, makes the large proofs.
-fn settle(root: &State, rules: &Rules, meter: &mut Meter) -> Pass {
+fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pass {
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
     }
@@ -649,7 +649,7 @@ struct Frame {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct PackedMove(u16);
 
-const _: () = assert!(crate::state::MAX_HEIGHT < 32 && crate::rules::MAX_COLUMNS + crate::rules::MAX_CELLS < 31);
+const _: () = assert!(crate::position::MAX_HEIGHT < 32 && crate::variant::MAX_COLUMNS + crate::variant::MAX_CELLS < 31);
 
 impl PackedMove {
     fn pack(m: Move) -> PackedMove {
@@ -711,7 +711,7 @@ impl DepthFirst {
         DepthFirst { weights: PORTFOLIO[0].weights, sequences: false, prune: false, cap: None, shake_seed: 0 };
 }
 
-fn depth_first(root: &State, rules: &Rules, meter: &mut Meter, how: DepthFirst) -> Pass {
+fn depth_first(root: &Position, rules: &Variant, meter: &mut Meter, how: DepthFirst) -> Pass {
     let mut search = DepthFirstSearch::new(root, rules, how, meter, meter.budget.max_memory);
     loop {
         if let Some(pass) = search.step(rules, meter) {
@@ -735,7 +735,7 @@ struct DepthFirstSearch {
     deepest: usize,
     deepest_at: u64,
     seen: FingerprintSet,
-    state: State,
+    state: Position,
     played: Vec<Played>,
     /// Every level's moves; a frame's untried ones run from its `next`.
     moves: Vec<PackedMove>,
@@ -749,7 +749,7 @@ struct DepthFirstSearch {
 }
 
 impl DepthFirstSearch {
-    fn new(root: &State, rules: &Rules, how: DepthFirst, meter: &Meter, max_memory: usize) -> DepthFirstSearch {
+    fn new(root: &Position, rules: &Variant, how: DepthFirst, meter: &Meter, max_memory: usize) -> DepthFirstSearch {
         let mut seen = FingerprintSet::new(max_memory);
         let _ = seen.insert(root.fingerprint(rules));
         let scratch = Scratch {
@@ -820,7 +820,7 @@ impl DepthFirstSearch {
     }
 
     /// Goes on until one more node is expanded; Some when the pass has ended.
-    fn step(&mut self, rules: &Rules, meter: &mut Meter) -> Option<Pass> {
+    fn step(&mut self, rules: &Variant, meter: &mut Meter) -> Option<Pass> {
         let how = self.how;
         loop {
             let Some(frame) = self.frames.last_mut() else {
@@ -911,7 +911,7 @@ impl DepthFirstSearch {
     }
 }
 
-fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
+fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
     while played.len() > len {
         let p = played.pop().unwrap_or_else(|| unreachable!());
         state.undo(p);
@@ -923,10 +923,10 @@ fn undo_to(state: &mut State, played: &mut Vec<Played>, len: usize) {
 /// Positions already seen are left out: the search would turn back from them anyway.
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
-    state: &State,
+    state: &Position,
     (hashes, scorer): &(Hashes, ChildScorer),
     seen: &FingerprintSet,
-    rules: &Rules,
+    rules: &Variant,
     how: DepthFirst,
     entered_at: usize,
     moves: &mut Vec<PackedMove>,
@@ -979,14 +979,14 @@ struct Scratch {
     moves: Vec<Move>,
     played: Vec<Played>,
     keyed: Vec<(i32, (u8, u8), Move, u128)>,
-    child: State,
+    child: Position,
 }
 
 /// The tie-break between moves whose positions score the same in a depth-first pass:
 /// home first, then out of a cell, then onto a card, then into an empty column, then
 /// into a cell.
-fn priority(state: &State, m: Move) -> (u8, u8) {
-    use crate::state::Place::*;
+fn priority(state: &Position, m: Move) -> (u8, u8) {
+    use crate::position::Place::*;
     let class = match (m.from, m.to) {
         (_, Home) => 0,
         (Cell(_), Column(_)) => 1,
@@ -1005,13 +1005,13 @@ fn priority(state: &State, m: Move) -> (u8, u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::SequenceMoves;
-    use crate::state::Place;
+    use crate::position::Place;
     use crate::testdata::{columns, MS1, MS11982};
+    use crate::variant::SequenceMoves;
 
     /// Replays a solution with the engine's own move checks (the Python referee is the
     /// independent judge; this only guards the engine's bookkeeping).
-    fn replays_to_a_win(start: &State, rules: &Rules, solution: &[Move]) -> bool {
+    fn replays_to_a_win(start: &Position, rules: &Variant, solution: &[Move]) -> bool {
         let mut s = start.clone();
         for &m in solution {
             let mut legal = vec![];
@@ -1035,7 +1035,7 @@ mod tests {
         let places: Vec<Place> = places.collect();
         for &from in &places {
             for &to in &places {
-                for count in [1, 2, 13, crate::state::MAX_HEIGHT as u8] {
+                for count in [1, 2, 13, crate::position::MAX_HEIGHT as u8] {
                     let m = Move::new(from, to, count);
                     assert_eq!(PackedMove::pack(m).unpack(), m);
                 }
@@ -1050,7 +1050,7 @@ mod tests {
         )
     }
 
-    fn is_empty(s: &State, p: Place) -> bool {
+    fn is_empty(s: &Position, p: Place) -> bool {
         match p {
             Place::Cell(i) => s.cell(usize::from(i)).is_none(),
             Place::Column(i) => s.len(usize::from(i)) == 0,
@@ -1064,8 +1064,8 @@ mod tests {
 
     #[test]
     fn deal_one_is_solved_with_a_solution_that_replays() {
-        let rules = Rules::FREECELL;
-        let s = State::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
+        let rules = Variant::FREECELL;
+        let s = Position::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!(out.status, Status::Solved);
         assert!(replays_to_a_win(&s, &rules, &out.solution));
@@ -1074,8 +1074,8 @@ mod tests {
 
     #[test]
     fn deal_11982_is_proved_unsolvable_and_deal_one_too_with_two_cells() {
-        let rules = Rules::FREECELL;
-        let s = State::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
+        let rules = Variant::FREECELL;
+        let s = Position::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!(out.status, Status::Unsolvable);
         assert!(out.solution.is_empty());
@@ -1083,8 +1083,8 @@ mod tests {
 
     #[test]
     fn budgets_give_unknown_with_their_limit() {
-        let rules = Rules::FREECELL;
-        let s = State::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
+        let rules = Variant::FREECELL;
+        let s = Position::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
         let few = Budget { max_nodes: 100, ..Budget::default() };
         assert_eq!(solve(&s, &rules, few, &mut never()).status, Status::Unknown(Limit::Nodes));
         let small = Budget { max_memory: 100_000, ..Budget::default() };
@@ -1107,8 +1107,8 @@ mod tests {
 
     #[test]
     fn same_input_same_counters() {
-        let rules = Rules::FREECELL.with_cells(2);
-        let s = State::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
+        let rules = Variant::FREECELL.with_cells(2);
+        let s = Position::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();
         let a = solve(&s, &rules, Budget::default(), &mut never());
         let b = solve(&s, &rules, Budget::default(), &mut never());
         assert_eq!((a.status, a.nodes, a.states, a.max_depth), (b.status, b.nodes, b.states, b.max_depth));
@@ -1117,8 +1117,8 @@ mod tests {
 
     #[test]
     fn relaxed_rules_search_runs_in_the_exhaustive_pass() {
-        let rules = Rules { sequence_moves: SequenceMoves::Relaxed, ..Rules::FREECELL.with_cells(1) };
-        let s = State::new(&rules, &columns(MS1), &[None; 1], [0; 4]).unwrap();
+        let rules = Variant { sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(1) };
+        let s = Position::new(&rules, &columns(MS1), &[None; 1], [0; 4]).unwrap();
         let out = solve(&s, &rules, Budget::default(), &mut never());
         assert_ne!(out.status, Status::Unknown(Limit::Nodes));
         if out.status == Status::Solved {

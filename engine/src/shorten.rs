@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 
 use crate::moves::generate;
-use crate::rules::Rules;
-use crate::state::{Move, State};
+use crate::position::{Move, Position};
+use crate::variant::Variant;
 
 /// Positions one jump's search may expand.
 const JUMP_NODES: usize = 400;
@@ -24,7 +24,7 @@ pub const LONG: usize = 150;
 /// A line from `start` to the win no longer than `line` (every move, automatic ones
 /// included), each move legal; lines of `LONG` moves or fewer come back as they are.
 /// `start` must be the position `line` starts from.
-pub fn shorten(start: &State, rules: &Rules, line: &[Move]) -> Vec<Move> {
+pub fn shorten(start: &Position, rules: &Variant, line: &[Move]) -> Vec<Move> {
     if line.len() <= LONG {
         return line.to_vec();
     }
@@ -69,8 +69,8 @@ pub fn shorten(start: &State, rules: &Rules, line: &[Move]) -> Vec<Move> {
 /// order of columns and cells): the furthest position along the line it reaches within
 /// `max_nodes` expansions, and the moves that reach it.
 fn jump(
-    here: &State,
-    rules: &Rules,
+    here: &Position,
+    rules: &Variant,
     along: &HashMap<u128, usize>,
     at: usize,
     max_nodes: usize,
@@ -129,8 +129,8 @@ mod tests {
 
     #[test]
     fn a_line_with_detours_comes_back_shorter_and_still_wins() {
-        let rules = Rules::FREECELL;
-        let start = State::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
+        let rules = Variant::FREECELL;
+        let start = Position::new(&rules, &columns(MS1), &[None; 4], [0; 4]).unwrap();
         let out = solve(&start, &rules, Budget::default(), &mut || false);
         assert_eq!(out.status, Status::Solved);
         // Replay the solution, adding a pointless detour (a card to a cell and back)
@@ -140,7 +140,8 @@ mod tests {
         for &m in &out.solution {
             let column = (0..rules.columns).find(|&i| s.len(i) > 1);
             if let (Some(i), Some(slot)) = (column, s.first_empty_cell(&rules)) {
-                let there = Move::new(crate::state::Place::Column(i as u8), crate::state::Place::Cell(slot as u8), 1);
+                let there =
+                    Move::new(crate::position::Place::Column(i as u8), crate::position::Place::Cell(slot as u8), 1);
                 let back = Move::new(there.to, there.from, 1);
                 s.apply(there);
                 s.apply(back);

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::card::Card;
-use crate::rules::{Rules, MAX_CELLS, MAX_COLUMNS};
+use crate::variant::{Variant, MAX_CELLS, MAX_COLUMNS};
 
 /// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top. A
 /// board whose columns could grow past it is refused when the position is built.
@@ -71,27 +71,27 @@ pub struct Hashes {
 impl Hashes {
     /// The hashes of `child`, reached by `played` from the position these are the
     /// hashes of: only the columns the moves touched are rehashed.
-    pub fn after(&self, child: &State, played: &[Played]) -> Hashes {
+    pub fn after(&self, child: &Position, played: &[Played]) -> Hashes {
         let mut h = *self;
         h.advance(child, played);
         h
     }
 
     /// `after`, in place.
-    pub fn advance(&mut self, child: &State, played: &[Played]) {
+    pub fn advance(&mut self, child: &Position, played: &[Played]) {
         self.step(child, played, 1);
     }
 
     /// The inverse of `advance`: makes these the hashes of `parent` again, the position
     /// `played` was played from (and has since been taken back to). A depth-first
     /// search keeps one set of hashes this way, not one per level of its path.
-    pub fn retreat(&mut self, parent: &State, played: &[Played]) {
+    pub fn retreat(&mut self, parent: &Position, played: &[Played]) {
         self.step(parent, played, -1);
     }
 
     /// Columns `played` touched are rehashed from `now`; cards that entered a cell are
     /// added (`direction` 1) or taken away (-1), and those that left it the opposite.
-    fn step(&mut self, now: &State, played: &[Played], direction: i32) {
+    fn step(&mut self, now: &Position, played: &[Played], direction: i32) {
         let t = tables();
         let mut touched = 0u16;
         for p in played {
@@ -122,7 +122,7 @@ impl Hashes {
 /// Cards in play, in their real columns and cell slots (which the solution refers to).
 /// Foundations are implied, but kept as counts for speed.
 #[derive(Clone, Debug)]
-pub struct State {
+pub struct Position {
     cols: [[u8; MAX_HEIGHT]; MAX_COLUMNS],
     lens: [u8; MAX_COLUMNS],
     cells: [u8; MAX_CELLS],
@@ -130,8 +130,8 @@ pub struct State {
 }
 
 /// Equal when the same cards are in the same places (bytes past a column's end are stale).
-impl PartialEq for State {
-    fn eq(&self, other: &State) -> bool {
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
         self.lens == other.lens
             && self.cells == other.cells
             && self.home == other.home
@@ -139,15 +139,20 @@ impl PartialEq for State {
     }
 }
 
-impl Eq for State {}
+impl Eq for Position {}
 
 /// Why a position cannot be built.
 #[derive(Debug, PartialEq, Eq)]
 pub struct LayoutError(pub String);
 
-impl State {
+impl Position {
     /// A position from card numbers (0..52); `cells` entries None are empty.
-    pub fn new(rules: &Rules, columns: &[Vec<u8>], cells: &[Option<u8>], home: [u8; 4]) -> Result<State, LayoutError> {
+    pub fn new(
+        rules: &Variant,
+        columns: &[Vec<u8>],
+        cells: &[Option<u8>],
+        home: [u8; 4],
+    ) -> Result<Position, LayoutError> {
         let err = |m: String| Err(LayoutError(m));
         if columns.len() > rules.columns || rules.columns > MAX_COLUMNS {
             return err(format!("{} columns, the rules allow {}", columns.len(), rules.columns));
@@ -155,7 +160,7 @@ impl State {
         if cells.iter().flatten().count() > rules.cells || rules.cells > MAX_CELLS {
             return err(format!("more cards than the {} free cells", rules.cells));
         }
-        let mut state = State {
+        let mut state = Position {
             cols: [[NO_CARD; MAX_HEIGHT]; MAX_COLUMNS],
             lens: [0; MAX_COLUMNS],
             cells: [NO_CARD; MAX_CELLS],
@@ -256,7 +261,7 @@ impl State {
     /// the other suit of its colour: r <= 2, or a, b >= r - 1, or a, b >= r - 2 and
     /// m >= r - 3.
     #[inline]
-    pub fn safe_to_foundation(&self, rules: &Rules, c: Card) -> bool {
+    pub fn safe_to_foundation(&self, rules: &Variant, c: Card) -> bool {
         if !self.can_go_home(c) {
             return false;
         }
@@ -275,21 +280,21 @@ impl State {
         (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
     }
 
-    pub fn first_empty_cell(&self, rules: &Rules) -> Option<usize> {
+    pub fn first_empty_cell(&self, rules: &Variant) -> Option<usize> {
         self.cells[..rules.cells].iter().position(|&c| c == NO_CARD)
     }
 
-    pub fn empty_cells(&self, rules: &Rules) -> usize {
+    pub fn empty_cells(&self, rules: &Variant) -> usize {
         self.cells[..rules.cells].iter().filter(|&&c| c == NO_CARD).count()
     }
 
-    pub fn empty_columns(&self, rules: &Rules) -> usize {
+    pub fn empty_columns(&self, rules: &Variant) -> usize {
         self.lens[..rules.columns].iter().filter(|&&l| l == 0).count()
     }
 
     /// How many cards at the end of `col` form a run that may move together, counting
     /// no further than `most`.
-    pub fn run_length_up_to(&self, rules: &Rules, col: usize, most: usize) -> usize {
+    pub fn run_length_up_to(&self, rules: &Variant, col: usize, most: usize) -> usize {
         run_length_up_to(rules, self.column(col), most)
     }
 
@@ -366,7 +371,7 @@ impl State {
     }
 
     /// Plays every safe foundation move, repeatedly, appending them to `played`.
-    pub fn autoplay(&mut self, rules: &Rules, played: &mut Vec<Played>) {
+    pub fn autoplay(&mut self, rules: &Variant, played: &mut Vec<Played>) {
         loop {
             let mut moved = false;
             for i in 0..rules.columns {
@@ -395,7 +400,7 @@ impl State {
     /// `autoplay` after `m`, in a position that had no safe move before `m`. Unless `m`
     /// sent a card home (which can make any card safe), only the card `m` uncovered can
     /// have become safe, so the full scan is needed only then.
-    pub fn autoplay_after(&mut self, rules: &Rules, m: Move, played: &mut Vec<Played>) {
+    pub fn autoplay_after(&mut self, rules: &Variant, m: Move, played: &mut Vec<Played>) {
         let uncovered = match (m.from, m.to) {
             (_, Place::Home) => return self.autoplay(rules, played),
             (Place::Column(i), _) => self.top(usize::from(i)),
@@ -408,13 +413,13 @@ impl State {
 
     /// The fingerprint of this position's canonical form: the same for positions that
     /// differ only in the order of their columns or of their free cells.
-    pub fn fingerprint(&self, rules: &Rules) -> u128 {
+    pub fn fingerprint(&self, rules: &Variant) -> u128 {
         self.hashes(rules).fingerprint
     }
 
     /// The fingerprint with its parts per column, from which the fingerprints of the
     /// positions one move away follow cheaply (`fingerprint_after`).
-    pub fn hashes(&self, rules: &Rules) -> Hashes {
+    pub fn hashes(&self, rules: &Variant) -> Hashes {
         let t = tables();
         let mut h = Hashes { zobrist: [0; MAX_COLUMNS], term: [0; MAX_COLUMNS], fingerprint: self.cells_term(t) };
         for i in 0..rules.columns {
@@ -429,7 +434,7 @@ impl State {
     /// given) by `played`. Moves only take cards off and put cards on the ends of
     /// columns, so only the cards above the lowest point each touched column fell to
     /// are rehashed, and cells change by the cards that entered or left them.
-    pub fn fingerprint_after(&self, before: &State, h: &Hashes, played: &[Played]) -> u128 {
+    pub fn fingerprint_after(&self, before: &Position, h: &Hashes, played: &[Played]) -> u128 {
         let t = tables();
         let mut fp = h.fingerprint;
         let mut lens = before.lens;
@@ -476,13 +481,13 @@ impl State {
 
 /// How many cards at the end of `cards` form a run that may move together.
 #[inline]
-pub fn run_length(rules: &Rules, cards: &[u8]) -> usize {
+pub fn run_length(rules: &Variant, cards: &[u8]) -> usize {
     run_length_up_to(rules, cards, cards.len())
 }
 
 /// `run_length`, counting no further than `most`.
 #[inline]
-fn run_length_up_to(rules: &Rules, cards: &[u8], most: usize) -> usize {
+fn run_length_up_to(rules: &Variant, cards: &[u8], most: usize) -> usize {
     let most = most.min(cards.len());
     let mut n = most.min(1);
     while n < most && rules.fits_number(cards[cards.len() - n], cards[cards.len() - n - 1]) {
@@ -567,8 +572,8 @@ mod tests {
     use super::*;
     use crate::testdata::{columns, MS1};
 
-    fn ms1() -> State {
-        State::new(&Rules::FREECELL, &columns(MS1), &[None; 4], [0; 4]).unwrap()
+    fn ms1() -> Position {
+        Position::new(&Variant::FREECELL, &columns(MS1), &[None; 4], [0; 4]).unwrap()
     }
 
     #[test]
@@ -580,11 +585,11 @@ mod tests {
         }
         let mut dup = cols.clone();
         dup[0][0] = dup[1][0];
-        assert!(State::new(&Rules::FREECELL, &dup, &[None; 4], [0; 4]).unwrap_err().0.contains("twice"));
+        assert!(Position::new(&Variant::FREECELL, &dup, &[None; 4], [0; 4]).unwrap_err().0.contains("twice"));
         let mut short = cols.clone();
         short[7].pop();
-        assert!(State::new(&Rules::FREECELL, &short, &[None; 4], [0; 4]).is_err());
-        assert!(State::new(&Rules::FREECELL, &cols, &[None; 4], [1, 0, 0, 0]).is_err());
+        assert!(Position::new(&Variant::FREECELL, &short, &[None; 4], [0; 4]).is_err());
+        assert!(Position::new(&Variant::FREECELL, &cols, &[None; 4], [1, 0, 0, 0]).is_err());
     }
 
     #[test]
@@ -615,12 +620,12 @@ mod tests {
 
     #[test]
     fn fingerprint_ignores_column_and_cell_order_only() {
-        let rules = Rules::FREECELL;
+        let rules = Variant::FREECELL;
         let cols = columns(MS1);
-        let a = State::new(&rules, &cols, &[None; 4], [0; 4]).unwrap();
+        let a = Position::new(&rules, &cols, &[None; 4], [0; 4]).unwrap();
         let mut rev = cols.clone();
         rev.reverse();
-        let b = State::new(&rules, &rev, &[None; 4], [0; 4]).unwrap();
+        let b = Position::new(&rules, &rev, &[None; 4], [0; 4]).unwrap();
         assert_eq!(a.fingerprint(&rules), b.fingerprint(&rules));
 
         let mut c = a.clone();
@@ -638,13 +643,13 @@ mod tests {
         let (x, y) = (swapped[0][0], swapped[1][0]);
         swapped[0][0] = y;
         swapped[1][0] = x;
-        let e = State::new(&rules, &swapped, &[None; 4], [0; 4]).unwrap();
+        let e = Position::new(&rules, &swapped, &[None; 4], [0; 4]).unwrap();
         assert_ne!(a.fingerprint(&rules), e.fingerprint(&rules));
     }
 
     #[test]
     fn incremental_fingerprint_matches_the_full_one() {
-        let rules = Rules::FREECELL;
+        let rules = Variant::FREECELL;
         let mut s = ms1();
         let moves = [
             Move::new(Place::Column(5), Place::Cell(0), 1),
@@ -667,7 +672,7 @@ mod tests {
 
     #[test]
     fn incremental_fingerprint_matches_the_full_one_along_random_walks() {
-        let rules = Rules::FREECELL.with_cells(2);
+        let rules = Variant::FREECELL.with_cells(2);
         let mut rng = 0x1234_5678_9abc_def0_u64;
         for _ in 0..50 {
             let mut s = ms1();
@@ -700,19 +705,19 @@ mod tests {
 
     /// The definition the safe rule is proved from, written out recursively: a card is
     /// clear when it is home, or next to go home with every card that fits on it clear.
-    fn clear(rules: &Rules, home: &[u8; 4], c: Card) -> bool {
+    fn clear(rules: &Variant, home: &[u8; 4], c: Card) -> bool {
         let h = home[usize::from(c.suit())];
         h >= c.rank() || (h + 1 == c.rank() && children(rules, c).into_iter().all(|x| clear(rules, home, x)))
     }
 
-    fn children(rules: &Rules, c: Card) -> Vec<Card> {
+    fn children(rules: &Variant, c: Card) -> Vec<Card> {
         (0..52u8).map(|i| Card::from_index(i).unwrap()).filter(|&x| rules.fits(x, c)).collect()
     }
 
     #[test]
     fn safe_moves_are_exactly_those_whose_children_are_all_clear() {
         let c = |t: &str| Card::parse(t).unwrap();
-        for rules in [Rules::FREECELL, Rules { same_suit: true, ..Rules::FREECELL }] {
+        for rules in [Variant::FREECELL, Variant { same_suit: true, ..Variant::FREECELL }] {
             let mut s = ms1();
             let mut checked = 0;
             for code in 0..14u32.pow(4) {
@@ -732,22 +737,22 @@ mod tests {
         // the other suit of the same colour three below.
         let mut s = ms1();
         s.home = [1, 1, 0, 1];
-        assert!(s.safe_to_foundation(&Rules::FREECELL, c("2C")));
+        assert!(s.safe_to_foundation(&Variant::FREECELL, c("2C")));
         s.home = [4, 4, 4, 3];
-        assert!(s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // S 3 < 5-1: the basic rule alone says no
+        assert!(s.safe_to_foundation(&Variant::FREECELL, c("5H"))); // S 3 < 5-1: the basic rule alone says no
         s.home = [3, 4, 4, 3];
-        assert!(s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // C, S 3 = 5-2 and D 4 >= 5-3
+        assert!(s.safe_to_foundation(&Variant::FREECELL, c("5H"))); // C, S 3 = 5-2 and D 4 >= 5-3
         s.home = [3, 1, 4, 3];
-        assert!(!s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // D 1 < 5-3: 3D might need 4C or 4S
+        assert!(!s.safe_to_foundation(&Variant::FREECELL, c("5H"))); // D 1 < 5-3: 3D might need 4C or 4S
         s.home = [2, 4, 4, 3];
-        assert!(!s.safe_to_foundation(&Rules::FREECELL, c("5H"))); // C 2 < 5-2
+        assert!(!s.safe_to_foundation(&Variant::FREECELL, c("5H"))); // C 2 < 5-2
     }
 
     #[test]
     fn autoplay_on_deal_one_sends_nothing_home() {
         let mut s = ms1();
         let mut played = vec![];
-        s.autoplay(&Rules::FREECELL, &mut played);
+        s.autoplay(&Variant::FREECELL, &mut played);
         assert!(played.is_empty());
     }
 

@@ -1,7 +1,9 @@
-"""The referee's rules: legal moves, applying a move, safe foundation moves, winning.
+"""The referee's position and its rules: legal moves, applying a move, safe foundation moves, winning.
 
-This is pure Python and deliberately shares nothing with the Rust engine, so that it
-can check the engine's solutions independently.
+This is pure Python and deliberately shares no code with the Rust engine, so that it
+can check the engine's solutions independently. The engine's counterparts carry the
+same names: engine/src/position.rs and moves.rs (a Position is where the cards are),
+as engine/src/variant.rs is fcanalyze/variant.py (a Variant is the rules played).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ pub enum SequenceMoves {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Rules {
+pub struct Variant {
     pub cells: usize,
     pub columns: usize,
     /// Build down in the same suit (Baker's Game) instead of alternating colours.
@@ -53,12 +53,12 @@ pub struct Rules {
     pub sequence_moves: SequenceMoves,
 }
 
-impl Rules {
-    pub const FREECELL: Rules =
-        Rules { cells: 4, columns: 8, same_suit: false, kings_only: false, sequence_moves: SequenceMoves::Supermove };
+impl Variant {
+    pub const FREECELL: Variant =
+        Variant { cells: 4, columns: 8, same_suit: false, kings_only: false, sequence_moves: SequenceMoves::Supermove };
 
-    pub fn with_cells(self, cells: usize) -> Rules {
-        Rules { cells, ..self }
+    pub fn with_cells(self, cells: usize) -> Variant {
+        Variant { cells, ..self }
     }
 
     /// Whether `card` may be placed on `onto` in a column.
@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn parents_are_exactly_the_cards_a_card_fits_on() {
-        for rules in [Rules::FREECELL, Rules { same_suit: true, ..Rules::FREECELL }] {
+        for rules in [Variant::FREECELL, Variant { same_suit: true, ..Variant::FREECELL }] {
             for c in 0..Card::COUNT as u8 {
                 let card = Card::from_index(c).unwrap();
                 // The rule itself: one rank higher, of the other colour (or the same suit).
