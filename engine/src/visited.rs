@@ -145,16 +145,19 @@ impl FingerprintSet {
         self.overflow.contains(&fp)
     }
 
-    /// The bytes held while growing to `capacity`: the new table, and the old one too if
-    /// it is small enough to be copied rather than remapped.
-    fn bytes_growing_to(&self, capacity: usize) -> usize {
-        let new = (capacity + TAIL) * SLOT;
-        let old = self.bytes();
-        if old < REMAPPED_FROM {
-            new + old
+    /// The old table's bytes held beside the new one while growing: a small table may
+    /// be copied, a large one is remapped.
+    fn copied_bytes(&self) -> usize {
+        if self.bytes() < REMAPPED_FROM {
+            self.bytes()
         } else {
-            new
+            0
         }
+    }
+
+    /// The bytes held while growing to `capacity`.
+    fn bytes_growing_to(&self, capacity: usize) -> usize {
+        (capacity + TAIL) * SLOT + self.copied_bytes()
     }
 
     /// Grows the table in place: to twice its size, or if the budget (with what the
@@ -163,11 +166,9 @@ impl FingerprintSet {
         let room = self.max_bytes.saturating_sub(self.others);
         let mut capacity = self.capacity * 2;
         if self.bytes_growing_to(capacity) > room {
-            // The largest table that fits, whole slots of 64 (a cache line is 4 slots).
-            capacity = (room / SLOT).saturating_sub(TAIL) & !63;
-            if self.bytes() < REMAPPED_FROM {
-                capacity = (room.saturating_sub(self.bytes()) / SLOT).saturating_sub(TAIL) & !63;
-            }
+            // The largest table that fits, whole slots of 64 (a cache line is 4 slots),
+            // beside the old table if that is copied rather than remapped.
+            capacity = (room.saturating_sub(self.copied_bytes()) / SLOT).saturating_sub(TAIL) & !63;
             if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
                 return Err(OutOfMemory);
             }

@@ -212,7 +212,9 @@ class SweepPlan:
         self.to_run = sum(to_run_by_cells.values())
         total_cost = sum(n * expected_cost(k) for k, n in to_run_by_cells.items())
         self.recorder = Recorder(dataset, self.to_run, total_cost, progress)
-        self.queue = JobQueue(space, rules, budgets, self.host, kept, self.recorder.recorded, redo, self.record)
+        self.queue = JobQueue(
+            space, rules, budgets, self.host, kept, self.recorder.recorded, redo, self.record, self.to_run
+        )
         self.summary = SweepSummary(dataset.path, rules.name, len(space), len(space) - self.to_run)
 
     def record(self, row: Row) -> None:

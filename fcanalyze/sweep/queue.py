@@ -32,7 +32,8 @@ class JobQueue:
 
     `kept` is the dataset's status per key; `recorded` the status of every job this
     run has recorded (the caller's, kept up to date); `redo` the statuses whose rows
-    are run again."""
+    are run again; `to_run` how many jobs of the space are open (the caller counts
+    them once, over the dataset's rows)."""
 
     def __init__(
         self,
@@ -44,6 +45,7 @@ class JobQueue:
         recorded: Mapping[Key, str],
         redo: set[str],
         record: Callable[[Row], None],
+        to_run: int,
     ):
         self.space = space
         self.rules = rules
@@ -62,8 +64,7 @@ class JobQueue:
         # larger cell count of this sweep, still to finish) has its row.
         self.waiting: dict[Key, list[int]] = {}
         self._cells_above = {k: [c for c in space.cells if c > k] for k in space.cells}
-        done = sum(1 for key, status in kept.items() if status not in redo and key in space)
-        self.to_run = len(space) - done
+        self.to_run = to_run
 
     def is_open(self, key: Key) -> bool:
         """A job of this sweep that has no row yet from this run, nor a kept one from before."""
