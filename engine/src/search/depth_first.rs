@@ -1,0 +1,416 @@
+//! Depth-first search: the quick passes that only find wins, and the exhaustive pass.
+
+use crate::moves::{generate, home_moves, play_moves};
+use crate::position::{fmix64, Hashes, Move, Place, Played, Position};
+use crate::variant::Variant;
+use crate::visited::{FingerprintSet, OutOfMemory};
+
+use super::best_first::PORTFOLIO;
+use super::meter::{Meter, CHECK_EVERY};
+use super::score::{ChildScorer, Weights};
+use super::{Limit, Pass, Status};
+
+/// How many nodes a quick depth-first pass may expand.
+const QUICK_NODES: u64 = 1000;
+/// A quick pass also gives up when this many nodes pass without a new deepest
+/// point: one that is winning goes deeper all the time, and one that is
+/// backtracking under a wrong early choice rarely recovers.
+const QUICK_STALL: u64 = 200;
+/// Shaking adds a pseudo-random 0..SHAKE to each position's score.
+const SHAKE: u64 = 32;
+
+/// One level of the depth-first search: the moves to try here, and how we got here.
+/// Indices are 32-bit (16 bytes a level, not 32): a pass stops as out of memory before
+/// its path holds 4 billion moves.
+struct Frame {
+    /// Index in `played` where the moves into this position start.
+    entered_at: u32,
+    /// This frame's moves are `moves[begin..end]`; those from `next` on are untried.
+    begin: u32,
+    next: u32,
+    end: u32,
+}
+
+/// A move in two bytes (five bits each for where from and where to, five for the
+/// count), as the depth-first path keeps its untried moves: paths millions of levels
+/// deep hold tens of millions of them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct PackedMove(u16);
+
+const _: () = assert!(crate::position::MAX_HEIGHT < 32 && crate::variant::MAX_COLUMNS + crate::variant::MAX_CELLS < 31);
+
+impl PackedMove {
+    fn pack(m: Move) -> PackedMove {
+        fn place(p: Place) -> u16 {
+            match p {
+                Place::Column(i) => u16::from(i),
+                Place::Cell(i) => 10 + u16::from(i),
+                Place::Home => 31,
+            }
+        }
+        PackedMove(place(m.from) | place(m.to) << 5 | u16::from(m.count) << 10)
+    }
+
+    fn unpack(self) -> Move {
+        fn place(bits: u16) -> Place {
+            match bits & 31 {
+                31 => Place::Home,
+                i @ 10.. => Place::Cell((i - 10) as u8),
+                i => Place::Column(i as u8),
+            }
+        }
+        Move::new(place(self.0), place(self.0 >> 5), (self.0 >> 10) as u8)
+    }
+}
+
+/// How a depth-first pass runs. The quick passes take shortcuts and give up soon; the
+/// exhaustive one (`EXHAUSTIVE`) tries single-card moves only (and runs under the
+/// relaxed rule), best-scored first, until a win or until every reachable position
+/// has been seen.
+#[derive(Clone, Copy)]
+pub(super) struct DepthFirst {
+    weights: Weights,
+    /// Generate runs as single moves (shortcuts) too.
+    sequences: bool,
+    /// Skip moves that rarely help: those that break up a run (the deepest card moved
+    /// lies on its natural parent), and every other move where a card may go home.
+    /// A pass that skips moves proves nothing when it runs out: it ends undecided.
+    keep_runs: bool,
+    /// Give up undecided after this many nodes, or after QUICK_STALL nodes without
+    /// going deeper. None: run to the end.
+    cap: Option<u64>,
+    /// Nonzero: add a pseudo-random 0..SHAKE, drawn from this seed and the position's
+    /// fingerprint, to each position's score (deterministic, like everything here).
+    shake_seed: u64,
+}
+
+impl DepthFirst {
+    /// Quick pass number `n`: 0 is the plain one, later ones are shaken.
+    pub(super) fn quick(n: u64) -> DepthFirst {
+        DepthFirst {
+            weights: PORTFOLIO[0].weights,
+            sequences: true,
+            keep_runs: true,
+            cap: Some(QUICK_NODES),
+            shake_seed: n,
+        }
+    }
+
+    pub(super) const EXHAUSTIVE: DepthFirst =
+        DepthFirst { weights: PORTFOLIO[0].weights, sequences: false, keep_runs: false, cap: None, shake_seed: 0 };
+}
+
+pub(super) fn depth_first(root: &Position, rules: &Variant, meter: &mut Meter, how: DepthFirst) -> Pass {
+    let mut search = DepthFirstSearch::new(root, rules, how, meter, meter.budget.max_memory);
+    loop {
+        if let Some(pass) = search.step(rules, meter) {
+            meter.note_memory(search.peak_bytes());
+            return pass;
+        }
+    }
+}
+
+/// More moves than a position has (8 cells and 10 columns give fewer than 200), and more
+/// cards than one move and its automatic moves can play.
+const MAX_LEVEL_MOVES: usize = 256;
+const DECK: usize = 52;
+
+/// A depth-first pass that runs a node at a time, so that it can share a core with
+/// best-first searches.
+pub(super) struct DepthFirstSearch {
+    how: DepthFirst,
+    first_node: u64,
+    /// The deepest point reached so far, and when (for the quick passes' stall rule).
+    deepest: usize,
+    deepest_at: u64,
+    pub(super) seen: FingerprintSet,
+    state: Position,
+    played: Vec<Played>,
+    /// Every level's moves; a frame's untried ones run from its `next`.
+    moves: Vec<PackedMove>,
+    frames: Vec<Frame>,
+    /// The hashes and column scores of the position at the end of the path, so that its
+    /// children are hashed and scored without going over every column. There is one,
+    /// brought back on the way up (`retreat`), not one per level: at some 380 bytes a
+    /// level, paths millions of levels deep would hold gigabytes of them.
+    context: (Hashes, ChildScorer),
+    scratch: Scratch,
+}
+
+impl DepthFirstSearch {
+    pub(super) fn new(
+        root: &Position,
+        rules: &Variant,
+        how: DepthFirst,
+        meter: &Meter,
+        max_memory: usize,
+    ) -> DepthFirstSearch {
+        let mut seen = FingerprintSet::new(max_memory);
+        let _ = seen.insert(root.fingerprint(rules));
+        let scratch = Scratch {
+            moves: Vec::with_capacity(64),
+            played: Vec::with_capacity(8),
+            keyed: Vec::with_capacity(64),
+            child: root.clone(),
+        };
+        let mut search = DepthFirstSearch {
+            how,
+            first_node: meter.nodes,
+            deepest: 0,
+            deepest_at: meter.nodes,
+            seen,
+            state: root.clone(),
+            played: vec![],
+            moves: vec![],
+            frames: vec![],
+            context: (root.hashes(rules), ChildScorer::new(root, rules, &how.weights)),
+            scratch,
+        };
+        let s = &mut search;
+        push_frame(&s.state, &s.context, &s.seen, rules, how, 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        search
+    }
+
+    /// Everything the pass holds: the store, and the path with its moves.
+    pub(super) fn bytes(&self) -> usize {
+        self.seen.bytes() + self.path_bytes()
+    }
+
+    /// The path: its moves, the moves into it and its frames. A path of a million levels
+    /// holds some hundred megabytes of these.
+    fn path_bytes(&self) -> usize {
+        self.moves.capacity() * std::mem::size_of::<PackedMove>()
+            + self.played.capacity() * std::mem::size_of::<Played>()
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+    }
+
+    /// Takes back the move just tried, so that `step` tries it again if the pass is given
+    /// more memory (`seen.set_max_bytes`), and says the memory budget ran out.
+    fn out_of_memory(&mut self, mark: usize, meter: &mut Meter) -> Pass {
+        undo_to(&mut self.state, &mut self.played, mark);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.next -= 1;
+        }
+        meter.note_memory(self.peak_bytes());
+        Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())
+    }
+
+    /// The bytes the path's vectors would add if the next level makes them grow (a full
+    /// vector doubles): a level adds a frame, its moves and the moves into it.
+    fn path_growth(&self) -> usize {
+        fn growth<T>(v: &Vec<T>, room: usize) -> usize {
+            if v.capacity() - v.len() < room {
+                v.capacity().max(room) * std::mem::size_of::<T>()
+            } else {
+                0
+            }
+        }
+        growth(&self.moves, MAX_LEVEL_MOVES) + growth(&self.played, DECK) + growth(&self.frames, 1)
+    }
+
+    /// The most the pass has held at once, the store's growth included (an upper bound:
+    /// the path's size is brought up to date every CHECK_EVERY nodes).
+    pub(super) fn peak_bytes(&self) -> usize {
+        self.seen.peak_bytes().max(self.bytes())
+    }
+
+    /// Goes on until one more node is expanded; Some when the pass has ended.
+    pub(super) fn step(&mut self, rules: &Variant, meter: &mut Meter) -> Option<Pass> {
+        let how = self.how;
+        loop {
+            let Some(frame) = self.frames.last_mut() else {
+                if how.keep_runs {
+                    return Some(Pass::Undecided(self.seen.len()));
+                }
+                // Every position reachable was expanded, with every single-card move among the moves.
+                return Some(Pass::Settled(Status::Unsolvable, vec![], self.seen.len()));
+            };
+            if frame.next == frame.end {
+                let (entered_at, begin) = (frame.entered_at as usize, frame.begin as usize);
+                self.frames.pop();
+                self.moves.truncate(begin);
+                let into = &mut self.scratch.played;
+                into.clear();
+                into.extend_from_slice(&self.played[entered_at..]);
+                undo_to(&mut self.state, &mut self.played, entered_at);
+                // The context goes back to the parent's: the columns the moves touched
+                // are rehashed and rescored from the position as it is again.
+                self.context.0.retreat(&self.state, into);
+                self.context.1.advance(&self.state, into, rules, &how.weights);
+                debug_assert_eq!(self.context.0, self.state.hashes(rules));
+                debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
+                continue;
+            }
+            let m = self.moves[frame.next as usize].unpack();
+            frame.next += 1;
+            let mark = self.played.len();
+            self.played.push(self.state.play(m));
+            self.state.autoplay_after(rules, m, &mut self.played);
+            // A vector of the path that is full doubles on the next level: stop before
+            // that would pass the budget rather than notice after. Like the store's own
+            // refusal below, this leaves the pass as it was, to go on with more memory.
+            let growth = self.path_growth();
+            let indices_full = self.moves.len() + MAX_LEVEL_MOVES > u32::MAX as usize;
+            if indices_full || (growth > 0 && self.bytes() + growth > self.seen.max_bytes()) {
+                return Some(self.out_of_memory(mark, meter));
+            }
+            // The child's hashes follow from its parent's; computing its fingerprint here
+            // rather than keeping it with each untried move saves 27 bytes a move, and
+            // paths of a million levels hold some fifteen million untried moves.
+            let mut hashes = self.context.0;
+            hashes.advance(&self.state, &self.played[mark..]);
+            match self.seen.insert(hashes.fingerprint) {
+                Ok(true) => {}
+                Ok(false) => {
+                    undo_to(&mut self.state, &mut self.played, mark);
+                    continue;
+                }
+                Err(OutOfMemory) => return Some(self.out_of_memory(mark, meter)),
+            }
+            if self.state.is_won() {
+                return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
+            }
+            if let Some(limit) = meter.tick(self.frames.len() as u32) {
+                return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
+            }
+            if let Some(cap) = how.cap {
+                if self.frames.len() > self.deepest {
+                    (self.deepest, self.deepest_at) = (self.frames.len(), meter.nodes);
+                }
+                if meter.nodes - self.first_node >= cap || meter.nodes - self.deepest_at > QUICK_STALL {
+                    return Some(Pass::Undecided(self.seen.len()));
+                }
+            }
+            if meter.nodes.is_multiple_of(CHECK_EVERY) {
+                // The store must grow within what the path leaves of the budget.
+                self.seen.set_others(self.path_bytes());
+                if let Some(limit) = meter.memory(self.bytes()) {
+                    return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
+                }
+            }
+            self.context.0 = hashes;
+            self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            push_frame(
+                &self.state,
+                &self.context,
+                &self.seen,
+                rules,
+                how,
+                mark,
+                &mut self.moves,
+                &mut self.frames,
+                &mut self.scratch,
+            );
+            return None;
+        }
+    }
+}
+
+fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
+    while played.len() > len {
+        let p = played.pop().unwrap_or_else(|| unreachable!());
+        state.undo(p);
+    }
+}
+
+/// Generates the moves from `state`, most promising first, onto the moves stack.
+/// Moves are tried in the order of the positions they lead to, best score first.
+/// Positions already seen are left out: the search would turn back from them anyway.
+#[allow(clippy::too_many_arguments)]
+fn push_frame(
+    state: &Position,
+    (hashes, scorer): &(Hashes, ChildScorer),
+    seen: &FingerprintSet,
+    rules: &Variant,
+    how: DepthFirst,
+    entered_at: usize,
+    moves: &mut Vec<PackedMove>,
+    frames: &mut Vec<Frame>,
+    scratch: &mut Scratch,
+) {
+    let Scratch { moves: generated, played, keyed, child } = scratch;
+    generated.clear();
+    if how.keep_runs {
+        // A card that may go home (though not safely) almost always should: a pass
+        // that proves nothing anyway tries only that, and saves the rest.
+        home_moves(state, rules, generated);
+        if generated.is_empty() {
+            play_moves(state, rules, how.sequences, true, generated);
+        }
+    } else {
+        generate(state, rules, how.sequences, generated);
+    }
+    let w = how.weights;
+    child.clone_from(state);
+    keyed.clear();
+    for &m in generated.iter() {
+        played.clear();
+        played.push(child.play(m));
+        child.autoplay_after(rules, m, played);
+        let child_fp = child.fingerprint_after(state, hashes, played);
+        let shake = match how.shake_seed {
+            0 => 0,
+            seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
+        };
+        keyed.push((scorer.score(child, played, rules, &w) + shake, priority(state, m), m, child_fp));
+        for &p in played.iter().rev() {
+            child.undo(p);
+        }
+    }
+    // Positions already seen are dropped only now, all the store's lines having been
+    // asked for at once: in a store of millions those reads are trips to memory, and
+    // one after another they would each be waited for.
+    let warmed = keyed.iter().fold(0u128, |x, k| x ^ seen.warm(k.3));
+    std::hint::black_box(warmed);
+    keyed.retain(|k| !seen.contains(k.3));
+    keyed.sort_by_key(|&(s, p, _, _)| (s, p));
+    let begin = moves.len() as u32;
+    moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
+    frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
+}
+
+/// Buffers `push_frame` reuses from node to node.
+struct Scratch {
+    moves: Vec<Move>,
+    played: Vec<Played>,
+    keyed: Vec<(i32, (u8, u8), Move, u128)>,
+    child: Position,
+}
+
+/// The tie-break between moves whose positions score the same in a depth-first pass:
+/// home first, then out of a cell, then onto a card, then into an empty column, then
+/// into a cell.
+fn priority(state: &Position, m: Move) -> (u8, u8) {
+    use crate::position::Place::*;
+    let class = match (m.from, m.to) {
+        (_, Home) => 0,
+        (Cell(_), Column(_)) => 1,
+        (Column(_), Column(d)) if state.len(usize::from(d)) > 0 => 2,
+        (_, Cell(_)) => 4,
+        _ => 3,
+    };
+    // Within a kind, moving from shorter columns first empties columns sooner.
+    let source = match m.from {
+        Column(i) => state.len(usize::from(i)) as u8,
+        _ => 0,
+    };
+    (class, source)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_moves_unpack_to_themselves() {
+        let places = (0..10).map(Place::Column).chain((0..8).map(Place::Cell)).chain([Place::Home]);
+        let places: Vec<Place> = places.collect();
+        for &from in &places {
+            for &to in &places {
+                for count in [1, 2, 13, crate::position::MAX_HEIGHT as u8] {
+                    let m = Move::new(from, to, count);
+                    assert_eq!(PackedMove::pack(m).unpack(), m);
+                }
+            }
+        }
+    }
+}

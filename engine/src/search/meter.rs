@@ -1,0 +1,53 @@
+//! The budget meter: counts nodes and bytes, watches the clock, polls for interrupts.
+
+use std::time::{Duration, Instant};
+
+use super::{Budget, Limit};
+
+/// How often budgets and interrupts are checked, in nodes.
+pub(super) const CHECK_EVERY: u64 = 1024;
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
+pub(super) struct Meter<'a> {
+    pub(super) budget: Budget,
+    pub(super) start: Instant,
+    pub(super) last_poll: Instant,
+    pub(super) interrupted: &'a mut dyn FnMut() -> bool,
+    pub(super) nodes: u64,
+    pub(super) max_depth: u32,
+    pub(super) peak_memory: usize,
+}
+
+impl Meter<'_> {
+    /// Counts one expanded node; says which budget, if any, is spent.
+    #[inline]
+    pub(super) fn tick(&mut self, depth: u32) -> Option<Limit> {
+        self.nodes += 1;
+        self.max_depth = self.max_depth.max(depth);
+        if self.nodes >= self.budget.max_nodes {
+            return Some(Limit::Nodes);
+        }
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            let now = Instant::now();
+            if now.duration_since(self.start).as_secs_f64() >= self.budget.max_seconds {
+                return Some(Limit::Seconds);
+            }
+            if now.duration_since(self.last_poll) >= INTERRUPT_POLL {
+                self.last_poll = now;
+                if (self.interrupted)() {
+                    return Some(Limit::Interrupted);
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn note_memory(&mut self, bytes: usize) {
+        self.peak_memory = self.peak_memory.max(bytes);
+    }
+
+    pub(super) fn memory(&mut self, bytes: usize) -> Option<Limit> {
+        self.peak_memory = self.peak_memory.max(bytes);
+        (bytes > self.budget.max_memory).then_some(Limit::Memory)
+    }
+}

@@ -1,0 +1,123 @@
+//! How the searches weigh a position: lower scores are tried first.
+
+use crate::card::Card;
+use crate::position::{run_length, Place, Played, Position};
+use crate::variant::Variant;
+
+/// How a best-first search weighs a position: lower totals are expanded first.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    /// Per card not yet home.
+    pub out: i32,
+    /// Per card covering the next card its suit needs.
+    pub buried: i32,
+    /// Per card covering the card after that.
+    pub buried_next: i32,
+    /// Per card lying on a lower-ranked card.
+    pub disorder: i32,
+    /// Per card below the movable run at the end of its column.
+    pub under_run: i32,
+    /// Reward per empty free cell.
+    pub cell: i32,
+    /// Reward per empty column.
+    pub column: i32,
+    /// Per move from the start: keeps the search from wandering down long plateaus.
+    pub depth: i32,
+}
+
+/// Lower is more promising.
+pub(super) fn score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
+    let home = s.home();
+    let columns: i32 = (0..rules.columns).map(|i| column_score(s.column(i), &home, rules, w)).sum();
+    columns + global_score(s, rules, w)
+}
+
+/// The terms of the score that do not belong to one column.
+#[inline]
+fn global_score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
+    w.out * (Card::COUNT - s.cards_home()) as i32
+        - w.cell * s.empty_cells(rules) as i32
+        - w.column * s.empty_columns(rules) as i32
+}
+
+/// One column's part of the score, given what is home.
+#[inline]
+fn column_score(cards: &[u8], home: &[u8; 4], rules: &Variant, w: &Weights) -> i32 {
+    let (mut buried, mut buried_next, mut disorder) = (0i32, 0i32, 0i32);
+    let mut lowest = u8::MAX;
+    for (depth, &c) in cards.iter().enumerate() {
+        // Card numbers are (rank - 1) * 4 + suit; decoding inline keeps this loop tight.
+        let rank = c / 4 + 1;
+        if rank > lowest {
+            disorder += 1;
+        }
+        lowest = lowest.min(rank);
+        let above = (cards.len() - 1 - depth) as i32;
+        let next = home[usize::from(c & 3)] + 1;
+        if next == rank {
+            buried += above;
+        } else if next + 1 == rank {
+            buried_next += above;
+        }
+    }
+    let under_run = if w.under_run != 0 { (cards.len() - run_length(rules, cards)) as i32 } else { 0 };
+    w.buried * buried + w.buried_next * buried_next + w.disorder * disorder + w.under_run * under_run
+}
+
+/// Scores positions one move away from a parent, rescoring only the columns a move
+/// touched (unless a card went home, which changes every column's terms).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct ChildScorer {
+    columns: [i32; crate::variant::MAX_COLUMNS],
+    total: i32,
+    home: [u8; 4],
+}
+
+impl ChildScorer {
+    pub(super) fn new(parent: &Position, rules: &Variant, w: &Weights) -> ChildScorer {
+        let home = parent.home();
+        let mut columns = [0; crate::variant::MAX_COLUMNS];
+        for (i, c) in columns.iter_mut().enumerate().take(rules.columns) {
+            *c = column_score(parent.column(i), &home, rules, w);
+        }
+        ChildScorer { columns, total: columns.iter().sum(), home }
+    }
+
+    /// Makes this the scorer for `child`, reached from this scorer's position by `played`.
+    pub(super) fn advance(&mut self, child: &Position, played: &[Played], rules: &Variant, w: &Weights) {
+        if child.home() != self.home {
+            *self = ChildScorer::new(child, rules, w);
+            return;
+        }
+        for p in played {
+            for place in [p.m.from, p.m.to] {
+                if let Place::Column(i) = place {
+                    let i = usize::from(i);
+                    let fresh = column_score(child.column(i), &self.home, rules, w);
+                    self.total += fresh - self.columns[i];
+                    self.columns[i] = fresh;
+                }
+            }
+        }
+    }
+
+    pub(super) fn score(&self, child: &Position, played: &[Played], rules: &Variant, w: &Weights) -> i32 {
+        if child.home() != self.home {
+            return score(child, rules, w);
+        }
+        let mut total = self.total;
+        let mut done = 0u16;
+        for p in played {
+            for place in [p.m.from, p.m.to] {
+                if let crate::position::Place::Column(i) = place {
+                    let i = usize::from(i);
+                    if done & (1 << i) == 0 {
+                        done |= 1 << i;
+                        total += column_score(child.column(i), &self.home, rules, w) - self.columns[i];
+                    }
+                }
+            }
+        }
+        total + global_score(child, rules, w)
+    }
+}

@@ -1,0 +1,140 @@
+//! The last pass: best-first strategies and the exhaustive depth-first pass side by side.
+
+use crate::position::Position;
+use crate::variant::Variant;
+
+use super::best_first::{Frontier, Step, PORTFOLIO};
+use super::depth_first::{DepthFirst, DepthFirstSearch};
+use super::meter::{Meter, CHECK_EVERY};
+use super::{Limit, Pass, Status};
+
+/// How big the best-first pass may grow before the exhaustive pass takes over.
+/// Deals 3102 and 5023 with 2 cells take 1.1 to 1.3 million; a million sent them to the
+/// exhaustive pass, which took ten times as long and found solutions of 4,000 moves.
+const BEST_FIRST_STATES: usize = 3_000_000;
+/// Node expansions of the exhaustive pass for each round in which every best-first
+/// strategy expands one; a best-first node costs about three times as much, so the
+/// exhaustive pass has about 40% of the time while best-first runs. (On deals
+/// 301..1000 with 2 cells, 6 beat 3, 12 and 24.)
+const DEPTH_FIRST_STEPS: usize = 6;
+/// Positions the first two best-first strategies store before the third strategy and
+/// the exhaustive pass join them: most deals that reach this pass are won or proved
+/// before that, and for them the others would only cost time.
+const LATE_JOIN_STATES: usize = 50_000;
+const EARLY_STRATEGIES: usize = 2;
+
+/// The last pass, which always settles the deal (or runs out of a budget): best-first
+/// strategies side by side with the exhaustive depth-first pass, until best-first has
+/// stored its share of positions; then the exhaustive pass alone. Best-first finds
+/// most wins soon and short; the exhaustive pass, which stores a position in 16 bytes
+/// and expands it in a third of the time, makes the large proofs.
+pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pass {
+    if root.is_won() {
+        return Pass::Settled(Status::Solved, vec![], 1);
+    }
+    let budget = meter.budget.max_memory;
+    // Half the budget at most for best-first; the exhaustive pass has the rest, and
+    // all of it once best-first is done.
+    let best_first_bytes = budget / 2;
+    let per_strategy = best_first_bytes / PORTFOLIO.len();
+    let mut frontiers: Vec<Frontier> =
+        PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
+    let mut exhaustive: Option<DepthFirstSearch> = None;
+    let mut moves = Vec::with_capacity(64);
+    // Positions stored by best-first searches that ended.
+    let mut dropped = 0;
+    let best_first_stored = |f: &[Frontier], dropped: usize| dropped + f.iter().map(|f| f.seen.len()).sum::<usize>();
+    let stored = |f: &[Frontier], d: &Option<DepthFirstSearch>, dropped: usize| {
+        best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
+    };
+    // An upper bound on the most held at once: each structure's own peak (its store's
+    // growth included), as if all had peaked together.
+    let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
+        f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
+    };
+    let mut turn = 0usize;
+    let outcome = 'search: loop {
+        if let Some(search) = exhaustive.as_mut() {
+            let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
+            for _ in 0..steps {
+                if let Some(pass) = search.step(rules, meter) {
+                    if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
+                        && search.seen.max_bytes() < budget
+                    {
+                        // The proof needs the memory best-first holds (or held, if its
+                        // strategies have all ended): best-first ends here.
+                        meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+                        dropped = best_first_stored(&frontiers, dropped);
+                        frontiers.clear();
+                        if let Some(search) = exhaustive.as_mut() {
+                            search.seen.set_max_bytes(budget);
+                        }
+                        continue 'search;
+                    }
+                    break 'search match pass {
+                        Pass::Settled(status, path, _) => {
+                            Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped))
+                        }
+                        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+                    };
+                }
+            }
+        }
+        let mut k = 0;
+        while k < frontiers.len() {
+            match frontiers[k].step(rules, meter, &mut moves) {
+                Err(limit) => {
+                    break 'search Pass::Settled(
+                        Status::Unknown(limit),
+                        vec![],
+                        stored(&frontiers, &exhaustive, dropped),
+                    )
+                }
+                Ok(Step::Won(path)) => {
+                    break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped))
+                }
+                // Any one strategy that runs out has expanded every reachable position, with
+                // every single-card move among the moves: a proof.
+                Ok(Step::Exhausted) if !frontiers[k].keep_runs => {
+                    break 'search Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, &exhaustive, dropped))
+                }
+                Ok(Step::Exhausted) | Ok(Step::OutOfMemory) => {
+                    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+                    dropped += frontiers.remove(k).seen.len();
+                    continue;
+                }
+                Ok(Step::Expanded) => {}
+            }
+            k += 1;
+        }
+        turn += 1;
+        if exhaustive.is_none()
+            && (frontiers.is_empty()
+                || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= LATE_JOIN_STATES))
+        {
+            frontiers
+                .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
+            exhaustive =
+                Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
+        }
+        if !frontiers.is_empty() && turn.is_multiple_of(64) {
+            for f in frontiers.iter_mut() {
+                // A strategy's store grows within what its own queue and positions leave
+                // of its share.
+                let others = f.bytes() - f.seen.bytes();
+                f.seen.set_others(others);
+            }
+            let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+            if held > best_first_bytes || best_first_stored(&frontiers, dropped) >= BEST_FIRST_STATES {
+                dropped = best_first_stored(&frontiers, dropped);
+                frontiers.clear();
+                if let Some(search) = exhaustive.as_mut() {
+                    search.seen.set_max_bytes(budget);
+                }
+            }
+        }
+    };
+    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+    outcome
+}
