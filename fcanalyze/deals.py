@@ -10,7 +10,6 @@ from .variant import FREECELL, Variant
 
 FIRST_DEAL = 1
 LAST_DEAL = 2**33 - 1  # 8,589,934,591: the end of the extended (FreeCell Pro) range
-CLASSIC_LAST_DEAL = 32_000
 
 _MASK32 = 0xFFFFFFFF
 

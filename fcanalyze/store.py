@@ -97,8 +97,8 @@ PART_ROWS = 4096
 PART_REWRITES = 8
 
 
-def rows_to_table(rows: Sequence[tuple]) -> pa.Table:
-    """An Arrow table from row tuples in COLUMNS order, one column at a time."""
+def rows_to_table(rows: Sequence[Row]) -> pa.Table:
+    """An Arrow table from rows, one column at a time."""
     if not rows:
         return SCHEMA.empty_table()
     columns = list(zip(*rows))
@@ -228,7 +228,7 @@ class Dataset:
             self._lock.close()
             self._lock = None
 
-    def append(self, rows: Sequence[tuple]) -> None:
+    def append(self, rows: Sequence[Row]) -> None:
         """Stores rows for keys not yet in the dataset."""
         if not rows:
             return
@@ -246,15 +246,15 @@ class Dataset:
             self._current_table = grown
             self._remember(head, self._current)
 
-    def replace(self, rows: Sequence[tuple]) -> None:
+    def replace(self, rows: Sequence[Row]) -> None:
         """Stores rows for keys already in the dataset in place of their old rows."""
-        by_file: dict[Path, list[tuple]] = {}
+        by_file: dict[Path, list[Row]] = {}
         for row in rows:
-            by_file.setdefault(self.where[_key(row)], []).append(row)
+            by_file.setdefault(self.where[row.key], []).append(row)
         for file, new_rows in by_file.items():
             new = rows_to_table(new_rows)
             old = self._current_table if file == self._current else _read_part(file)
-            replaced = {_key(r) for r in new_rows}
+            replaced = {r.key for r in new_rows}
             keep = [
                 (d, v, c) not in replaced
                 for d, v, c in zip(old["deal"].to_pylist(), old["variant"].to_pylist(), old["cells"].to_pylist())
@@ -275,7 +275,3 @@ class Dataset:
         # Time first so that names sort in the order the parts were begun.
         stamp = f"{os.getpid()}-{len(part_files(self.path)):05d}"
         return self.path / f"{PART_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{stamp}{PART_SUFFIX}"
-
-
-def _key(row: tuple) -> Key:
-    return (row[0], row[1], row[2])  # Row's first three fields are its key
