@@ -10,7 +10,6 @@ from .inputs import quote
 # the deal generator can use card numbers directly.
 SUITS = "CDHS"
 RANKS = "A23456789TJQK"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 DECK_SIZE = 52
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
