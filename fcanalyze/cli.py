@@ -187,8 +187,10 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     """Replay a solution and say whether it wins.
 
     SOLUTION_FILE holds moves in standard notation ('-' reads standard input).
-    Prints OK with the single-card and multi-card move counts and exits 0, or names
-    the first illegal move (1-based) and why, and exits 1.
+    Prints OK with the single-card and multi-card move counts and the score (the
+    FreeCell Solitaire app's: +10 a card home, +5 a card out of a free cell onto a
+    column) and exits 0, or names the first illegal move (1-based) and why, and
+    exits 1.
     """
     rules = _variant(variant, cells)
     start, what = _starting_board(deal_number, board_file, rules)
@@ -303,7 +305,10 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
         verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
         click.echo(f"{what} ({rules.describe()}): {verdict}")
         if result.status == SOLVED:
-            click.echo(f"moves: {result.moves} ({result.card_moves} single-card moves), verified by the referee")
+            click.echo(
+                f"moves: {result.moves} ({result.card_moves} single-card moves), score {result.score}, "
+                "verified by the referee"
+            )
             click.echo("solution: " + " ".join(result.solution))
             if solution_out is not None:
                 click.echo(f"solution written to {solution_out}")
@@ -358,7 +363,7 @@ def lookup(number, solution_cells, as_json):
         click.echo(json.dumps(facts.to_json()))
         return
     click.echo(f"deal {n}, classic FreeCell, from the shipped table ({TABLE_NAME}):")
-    click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'card moves':>10}  how")
+    click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'card moves':>10}  {'score':>5}  how")
     for k in sorted(facts.verdicts, reverse=True):
         v = facts.verdicts[k]
         if v.implied_by is not None:
@@ -371,7 +376,8 @@ def lookup(number, solution_cells, as_json):
             how = f"undecided: the {v.limit or 'search'} budget ran out (fcanalyze solve {n} --cells {k} --max-seconds 600)"
         moves = "-" if v.moves is None else str(v.moves)
         card_moves = "-" if v.card_moves is None else str(v.card_moves)
-        click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {how}")
+        score = "-" if v.score is None else str(v.score)
+        click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {score:>5}  {how}")
     least = facts.min_cells
     if least is None:
         undecided = [k for k, v in facts.verdicts.items() if v.status not in (SOLVED, UNSOLVABLE)]

@@ -290,6 +290,13 @@ class Position:
         columns = self.empty_columns(move.dest) if self.variant.empty_column is EmptyColumn.ANY else 0
         return expanded_length(count, cells, columns)
 
+    def expanded_cell_returns(self, move: Move, count: int) -> int:
+        """How many of the single-card moves of self.expand(move) take a card out of a
+        free cell onto a column, without building the moves."""
+        cells = self.empty_cells()
+        columns = self.empty_columns(move.dest) if self.variant.empty_column is EmptyColumn.ANY else 0
+        return expanded_cell_returns(count, cells, columns)
+
     def _may_fill(self, card: int) -> bool:
         return self.variant.empty_column is EmptyColumn.ANY or RANK_OF[card] == KING
 
@@ -331,6 +338,17 @@ def expanded_length(n: int, cells: int, columns: int) -> int:
     if n <= half:
         return expanded_length(n, cells, columns - 1)
     return 2 * expanded_length(n - half, cells, columns - 1) + expanded_length(half, cells, columns - 1)
+
+
+def expanded_cell_returns(n: int, cells: int, columns: int) -> int:
+    """How many of `expand`'s single-card moves for n cards (with that many empty cells
+    and columns) bring a card back out of a cell: the recursion of _plan again."""
+    if n <= cells + 1:
+        return n - 1
+    half = (1 + cells) << (columns - 1)
+    if n <= half:
+        return expanded_cell_returns(n, cells, columns - 1)
+    return 2 * expanded_cell_returns(n - half, cells, columns - 1) + expanded_cell_returns(half, cells, columns - 1)
 
 
 def _plan(n: int, src: int, dst: int, cells: list[int], columns: list[int], out: list[Move]) -> None:

@@ -10,6 +10,7 @@ from .errors import NotationError
 from .inputs import quote
 from .notation import Move, parse_move, solution_tokens
 from .position import IllegalMove, Position
+from .scoring import FROM_CELL_TO_TABLEAU, move_score
 from .variant import SequenceMoves, Variant
 
 
@@ -20,8 +21,10 @@ class Verdict:
     `moves` counts the moves replayed legally (a sequence move counts as one);
     `multi_card_moves` how many of them moved more than one card; `card_moves` the
     single-card moves they stand for once sequence moves are expanded through the
-    free cells and empty columns. When the replay fails, `failed_move` is the
-    1-based number of the offending move, `token` its text and `reason` why.
+    free cells and empty columns. `score` is what the moves replayed earn under the
+    FreeCell Solitaire app's scoring (see `scoring.py`). When the replay fails,
+    `failed_move` is the 1-based number of the offending move, `token` its text and
+    `reason` why.
     """
 
     won: bool
@@ -31,6 +34,7 @@ class Verdict:
     failed_move: int | None = None
     token: str | None = None
     reason: str | None = None
+    score: int = 0
 
     @property
     def single_card_moves(self) -> int:
@@ -41,7 +45,7 @@ class Verdict:
             return (
                 f"OK: wins in {self.moves} moves ({self.single_card_moves} single-card, "
                 f"{self.multi_card_moves} multi-card); {self.card_moves} single-card moves "
-                "with sequence moves expanded"
+                f"with sequence moves expanded; score {self.score}"
             )
         if self.failed_move is not None:
             return f"ILLEGAL: move {self.failed_move} ({quote(self.token)[1:-1]}): {self.reason}"
@@ -55,14 +59,15 @@ def replay(
 
     A sequence move must fit the supermove limit, (1 + empty cells) x 2^(empty columns),
     which is exactly what can be done one card at a time; `card_moves` counts its
-    single-card expansion. With `card_by_card`, every sequence move is also carried out
+    single-card expansion, and its score counts the cards that expansion brings back
+    out of the free cells. With `card_by_card`, every sequence move is also carried out
     as that expansion, each single move checked (slower; the tests use it).
     """
     position = Position(board.copy(), variant)
     items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     check, carry_out = position.check, position.carry_out
-    multi = card_moves = 0
+    multi = card_moves = score = 0
     for number, item in enumerate(items, start=1):
         try:
             move = parse_move(item) if isinstance(item, str) else item
@@ -70,6 +75,7 @@ def replay(
             if count == 1:
                 carry_out(move, 1)
                 card_moves += 1
+                score += move_score(move)
                 continue
             multi += 1
             if not expand:
@@ -79,21 +85,24 @@ def replay(
                 singles = position.expand(move, count)
                 for single in singles:
                     position.apply(single)
+                    score += move_score(single)
                 card_moves += len(singles)
             else:
                 card_moves += position.expanded_length(move, count)
+                score += FROM_CELL_TO_TABLEAU * position.expanded_cell_returns(move, count)
                 carry_out(move, count)
         except (NotationError, IllegalMove) as e:
-            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e))
+            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e), score=score)
     moves = len(items)
     if position.is_won():
-        return Verdict(True, moves, multi, card_moves)
+        return Verdict(True, moves, multi, card_moves, score=score)
     left = 52 - position.board.cards_home()
     return Verdict(
         False,
         moves,
         multi,
         card_moves,
+        score=score,
         reason=(
             f"all {moves} moves are legal, but {left} card(s) are not home at the end"
             if moves

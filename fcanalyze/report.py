@@ -15,6 +15,7 @@ import pyarrow as pa
 from .errors import FcanalyzeError
 from .outputs import percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from .scoring import SCORING
 from .status import DECIDED, ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from .store import read_dataset
 
@@ -48,7 +49,7 @@ def _quantile(series: pd.Series, q: float) -> float:
 
 def summarize(data) -> pd.DataFrame:
     """One row per (variant, cells): job counts by verdict, the solvable share of the
-    decided jobs, moves, card moves and nodes (median, p90, max) and time spent."""
+    decided jobs, moves, card moves, scores and nodes (median, p90, max) and time spent."""
     frame = load(data)
     rows = []
     for (variant, cells), group in frame.groupby(["variant", "cells"], sort=True):
@@ -68,6 +69,8 @@ def summarize(data) -> pd.DataFrame:
         for column, values in (
             ("moves", solved["moves"]),
             ("card_moves", solved["card_moves"]),
+            # Datasets written before scores were kept have none.
+            ("score", solved["score"] if "score" in solved else pd.Series(dtype="Int64")),
             ("nodes", group["nodes"]),
         ):
             row[f"{column}_median"] = _quantile(values, 0.5)
@@ -78,7 +81,7 @@ def summarize(data) -> pd.DataFrame:
         row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
         rows.append(row)
     out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
-    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "nodes")})
+    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "score", "nodes")})
 
 
 def _verdicts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -300,6 +303,15 @@ EFFORT_COLUMNS = {
     "engine_seconds": "engine s",
 }
 
+# The terminal's table of scores.
+SCORE_COLUMNS = {
+    "variant": "variant",
+    "cells": "cells",
+    "score_median": "score med",
+    "score_p90": "p90",
+    "score_max": "max",
+}
+
 PUBLISHED_HEADINGS = {
     "published_winnable": "winnable: published",
     "measured_winnable": "measured",
@@ -322,6 +334,9 @@ SUMMARY_COLUMNS = [
     "card_moves_median",
     "card_moves_p90",
     "card_moves_max",
+    "score_median",
+    "score_p90",
+    "score_max",
     "nodes_median",
     "nodes_p90",
     "nodes_max",
@@ -407,6 +422,9 @@ class Report:
             "Effort: moves of the solved deals, nodes searched, and engine time",
             text_table(effort),
         ]
+        if self.summary["score_median"].notna().any():
+            scores = self.summary[list(SCORE_COLUMNS)].rename(columns=SCORE_COLUMNS)
+            parts += ["", f"Scores of the solved deals ({SCORING})", text_table(scores)]
         if len(self.transitions):
             parts += ["", "Deals won with more cells and lost with fewer", text_table(self.transitions)]
         parts += [
@@ -494,6 +512,7 @@ class Report:
             "## Summary per cell count",
             "",
             "Moves are over solved deals (a sequence move counts as one; card moves expand them). "
+            f"Scores are the solutions' ({SCORING}). "
             "The solvable share is over decided deals. Time is engine time in seconds.",
             "",
             text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True),

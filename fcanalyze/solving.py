@@ -26,7 +26,8 @@ class SolveResult:
     status is `solved` (with a solution the referee replayed), `unsolvable` (proved by
     exhaustive search) or `unknown` (a budget ran out; `limit` names it: nodes,
     seconds, memory). moves counts a sequence move as one; card_moves counts the
-    single-card moves they expand to. nodes are positions expanded, states distinct
+    single-card moves they expand to; score is the solution's score under the
+    FreeCell Solitaire app's scoring (`fcanalyze.scoring`). nodes are positions expanded, states distinct
     positions stored, peak_memory the search's own bytes at most.
     """
 
@@ -35,6 +36,7 @@ class SolveResult:
     solution: list[str] = field(repr=False)
     moves: int | None
     card_moves: int | None
+    score: int | None
     nodes: int
     states: int
     max_depth: int
@@ -99,6 +101,8 @@ def solve(
         limit: for 'unknown', the budget that ran out: 'nodes', 'seconds' or 'memory';
         solution: the moves in standard notation (list of str), replayed by the
             independent referee; moves (a sequence move counts as one), card_moves;
+            score (the FreeCell Solitaire app's: +10 a card home, +5 a card out of a
+            free cell onto a column, sequence moves scored as their single cards);
         nodes, states, max_depth, seconds, peak_memory (bytes), verify_seconds;
         deal, variant, cells: what was solved.
 
@@ -128,7 +132,7 @@ def solve(
         max_seconds=budgets.max_seconds,
         max_memory=budgets.max_memory,
     )
-    moves = card_moves = None
+    moves = card_moves = score = None
     verify_seconds = 0.0
     solution = raw["solution"].split()
     if raw["status"] == SOLVED:
@@ -140,13 +144,14 @@ def solve(
             raise EngineError(
                 f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
             )
-        moves, card_moves = verdict.moves, verdict.card_moves
+        moves, card_moves, score = verdict.moves, verdict.card_moves, verdict.score
     return SolveResult(
         status=raw["status"],
         limit=raw["limit"],
         solution=solution,
         moves=moves,
         card_moves=card_moves,
+        score=score,
         nodes=raw["nodes"],
         states=raw["states"],
         max_depth=raw["max_depth"],

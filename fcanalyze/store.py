@@ -32,6 +32,7 @@ SCHEMA = pa.schema(
         pa.field("implied_by", pa.int8()),
         pa.field("moves", pa.int32()),
         pa.field("card_moves", pa.int32()),
+        pa.field("score", pa.int32()),
         pa.field("nodes", pa.int64()),
         pa.field("states", pa.int64()),
         pa.field("max_depth", pa.int32()),
@@ -67,6 +68,7 @@ class Row(NamedTuple):
     implied_by: int | None
     moves: int | None
     card_moves: int | None
+    score: int | None
     nodes: int | None
     states: int | None
     max_depth: int | None

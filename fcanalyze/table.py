@@ -33,6 +33,7 @@ class Verdict:
     status: str
     moves: int | None
     card_moves: int | None
+    score: int | None
     nodes: int | None
     # The larger cell count whose proof settles this one; None when searched.
     implied_by: int | None
@@ -73,6 +74,7 @@ class DealFacts:
                     "status": v.status,
                     "moves": v.moves,
                     "card_moves": v.card_moves,
+                    "score": v.score,
                     "nodes": v.nodes,
                     "implied_by": v.implied_by,
                     "limit": v.limit,
@@ -92,7 +94,7 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
     file = Path(path) if path is not None else table_path()
     if not file.is_file():
         raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
-    columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "nodes", "implied_by", "solution"]
+    columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "score", "nodes", "implied_by", "solution"]
     table: pa.Table = pq.read_table(file, columns=columns, filters=[("deal", "=", deal), ("variant", "=", "freecell")])
     verdicts = {}
     for row in table.to_pylist():
@@ -101,6 +103,7 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
             row["status"],
             row["moves"],
             row["card_moves"],
+            row["score"],
             row["nodes"],
             row["implied_by"],
             row["solution"],

@@ -37,9 +37,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from fcanalyze.deals import microsoft_deal
 from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.referee import replay
+from fcanalyze.status import SOLVED
 from fcanalyze.store import read_dataset
 from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, table_path
+from fcanalyze.variant import FREECELL
 
 SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
 RETRY = ["--retry-unknown", "--max-seconds", "200"]
@@ -72,6 +76,7 @@ def main() -> int:
         for p in problems:
             print("not written:", p, file=sys.stderr)
         return 1
+    table = with_scores(table)
     table = table.drop_columns(list(MACHINE_COLUMNS))
     table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -87,6 +92,25 @@ def main() -> int:
     tmp.replace(args.out)
     print(f"wrote {table.num_rows:,} rows to {args.out} ({args.out.stat().st_size / 2**20:.1f} MiB)")
     return 0
+
+
+def with_scores(table: pa.Table) -> pa.Table:
+    """The table with every solved row's `score` from the referee's replay of its solution
+    (rows from sweeps made before scores were kept have none), each replay checked to win."""
+    scores = []
+    for deal, cells, status, solution, score in zip(
+        *(table[c].to_pylist() for c in ("deal", "cells", "status", "solution", "score"))
+    ):
+        if status != SOLVED:
+            scores.append(None)
+            continue
+        rules = FREECELL.with_cells(cells)
+        verdict = replay(microsoft_deal(deal, rules), rules, solution)
+        if not verdict.won or (score is not None and score != verdict.score):
+            raise SystemExit(f"deal {deal} with {cells} cells: the stored solution or score fails: {verdict.summary()}")
+        scores.append(verdict.score)
+    at = table.schema.get_field_index("score")
+    return table.set_column(at, table.schema.field(at), pa.array(scores, pa.int32()))
 
 
 def check(table: pa.Table) -> list[str]:

@@ -83,7 +83,7 @@ def test_verify_ok_with_counts(run_cli):
     assert result.exit_code == 0
     assert result.stdout == (
         "deal 1 (freecell, 4 free cells): OK: wins in 115 moves (106 single-card, "
-        "9 multi-card); 159 single-card moves with sequence moves expanded\n"
+        "9 multi-card); 159 single-card moves with sequence moves expanded; score 695\n"
     )
     assert run_cli("verify", "--deal", "1", TFTS).exit_code == 0
 

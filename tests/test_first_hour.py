@@ -58,7 +58,8 @@ def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
     solved = run_cli("solve", "1", "--cells", "3", "--solution-out", sol)
     assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
     assert run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout.endswith(
-        "OK: wins in 100 moves (89 single-card, 11 multi-card); 156 single-card moves with sequence moves expanded\n"
+        "OK: wins in 100 moves (89 single-card, 11 multi-card); 156 single-card moves with sequence moves expanded;"
+        " score 660\n"
     )
     piped = run_cli("solve", "1", "--solution-out", "-")
     assert piped.exit_code == 0 and "SOLVED" not in piped.stdout

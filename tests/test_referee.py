@@ -220,3 +220,45 @@ def test_illegal_move_kinds_have_specific_reasons():
         with pytest.raises(IllegalMove) as err:
             pos.check(parse_move(token))
         assert reason in str(err.value), token
+
+
+def _text_score(solution: str) -> int:
+    """The app's score read off single-card tokens alone: 10 for each move home ('h'),
+    5 for each from a free cell (a..d) to a column (a digit)."""
+    tokens = solution_tokens(solution)
+    home = sum(t.endswith("h") for t in tokens)
+    out_of_cells = sum(t[0] in "abcd" and t[1].isdigit() for t in tokens)
+    return 10 * home + 5 * out_of_cells
+
+
+def test_scores_of_the_deal_one_solutions():
+    # tfts moves single cards only: its score can be read off the text.
+    tfts = replay(microsoft_deal(1), FREECELL, SOLUTIONS["tfts"])
+    assert tfts.score == _text_score(SOLUTIONS["tfts"])
+    assert tfts.score > 520  # every card home once, and some out of a cell
+    # lg's sequence moves score the cards their expansion brings back out of the cells.
+    pos = Position(microsoft_deal(1), FREECELL)
+    expected = 0
+    for token in solution_tokens(SOLUTIONS["lg"]):
+        move = parse_move(token)
+        for single in pos.expand(move):
+            expected += (
+                10
+                if single.dest_kind == FOUNDATION
+                else 5
+                if single.source_kind == CELL and single.dest_kind == COLUMN
+                else 0
+            )
+        pos.apply(move)
+    lg = replay(microsoft_deal(1), FREECELL, SOLUTIONS["lg"])
+    assert lg.score == expected
+    assert lg.score > _text_score(SOLUTIONS["lg"])  # its supermoves went through the cells
+    assert replay(microsoft_deal(1), FREECELL, SOLUTIONS["lg"], card_by_card=True).score == expected
+
+
+def test_a_failed_replay_keeps_the_score_of_the_legal_moves_before_it():
+    tokens = solution_tokens(SOLUTIONS["tfts"])
+    cut = tokens[:40]
+    verdict = replay(microsoft_deal(1), FREECELL, cut + ["h1"])
+    assert not verdict.won and verdict.failed_move == 41
+    assert verdict.score == _text_score(" ".join(cut))

@@ -22,10 +22,28 @@ def test_deal_one_is_solved_and_the_solution_replays():
     assert result.status == "solved" and result.limit is None and result.solvable is True
     verdict = replay(microsoft_deal(1), Variant(), result.solution)
     assert verdict.won
-    assert (result.moves, result.card_moves) == (verdict.moves, verdict.card_moves)
+    assert (result.moves, result.card_moves, result.score) == (verdict.moves, verdict.card_moves, verdict.score)
     assert result.moves == len(result.solution)
     assert sum(1 for m in result.solution if m.endswith("h")) == 52  # every card goes home explicitly
     assert result.nodes > 0 and result.states > 0 and result.peak_memory > 0
+
+
+@pytest.mark.parametrize("cells", [4, 3, 1])
+def test_scores_count_the_expansion_of_every_sequence_move(cells):
+    # The referee scores a sequence move from the size of its expansion; replaying it
+    # card by card scores each single move as played. Both must agree, and the score is
+    # 10 a card home (52 of them) plus 5 for each card out of a free cell.
+    rules = Variant(cells=cells)
+    scored = 0
+    for deal in range(1, 41):
+        result = solve(deal, cells=cells)
+        if result.status != "solved":
+            continue
+        by_card = replay(microsoft_deal(deal, rules), rules, result.solution, card_by_card=True)
+        assert by_card.won and result.score == by_card.score
+        assert result.score is not None and result.score >= 520 and result.score % 5 == 0
+        scored += 1
+    assert scored >= 10
 
 
 def test_deal_11982_is_proved_unsolvable_with_four_cells():

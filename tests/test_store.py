@@ -32,6 +32,7 @@ def _row(deal: int) -> Row:
         None,
         None,
         None,
+        None,
         False,
         None,
         "0",

@@ -106,7 +106,7 @@ def test_lookup_command_and_its_solution_round_trip_through_verify(run_cli, tmp_
     shown = run_cli("lookup", "617")
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
-    assert lines[1].split() == ["cells", "verdict", "moves", "card", "moves", "how"]
+    assert lines[1].split() == ["cells", "verdict", "moves", "card", "moves", "score", "how"]
     assert [line.split()[0] for line in lines[2:7]] == ["4", "3", "2", "1", "0"]
     least = lookup(617).min_cells
     assert f"fewest cells that win it: {least}" in shown.output
@@ -115,6 +115,8 @@ def test_lookup_command_and_its_solution_round_trip_through_verify(run_cli, tmp_
     (tmp_path / "sol.txt").write_text(solution.output)
     verified = run_cli("verify", "--deal", "617", "--cells", least, tmp_path / "sol.txt")
     assert verified.exit_code == 0 and "OK: wins" in verified.output
+    # The table's score is the referee's score of the same solution.
+    assert verified.output.rstrip().endswith(f"score {lookup(617).verdicts[least].score}")
     as_json = json.loads(run_cli("lookup", "617", "--json").output)
     assert as_json["min_cells"] == least and set(as_json["cells"]) == {"0", "1", "2", "3", "4"}
 
@@ -130,7 +132,7 @@ def test_fewest_cells_is_exact_only_when_no_smaller_count_is_undecided():
     from fcanalyze.table import DealFacts, Verdict
 
     def facts(*statuses):
-        return DealFacts(1, {k: Verdict(k, s, None, None, None, None, None) for k, s in enumerate(statuses)})
+        return DealFacts(1, {k: Verdict(k, s, None, None, None, None, None, None) for k, s in enumerate(statuses)})
 
     lost_below = facts("unsolvable", "unsolvable", "solved", "solved", "solved")
     assert (lost_below.min_cells, lost_below.min_cells_exact) == (2, True)

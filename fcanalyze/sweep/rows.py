@@ -52,6 +52,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         implied_by=None,
         moves=r.moves,
         card_moves=r.card_moves,
+        score=r.score,
         nodes=r.nodes,
         states=r.states,
         max_depth=r.max_depth,
@@ -91,7 +92,7 @@ def _row_without_search(
     error: str | None = None,
 ) -> Row:
     figures = dict.fromkeys(
-        ("limit", "moves", "card_moves", "nodes", "states", "max_depth", "seconds", "verify_seconds", "peak_memory",
+        ("limit", "moves", "card_moves", "score", "nodes", "states", "max_depth", "seconds", "verify_seconds", "peak_memory",
          "solution")
     )  # fmt: skip
     return Row(
