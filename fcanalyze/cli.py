@@ -76,9 +76,10 @@ def _variant_options(f):
         default="freecell",
         show_default=True,
         metavar="SPEC",
-        help="Rules: freecell, bakers-game, relaxed-freecell, single-move-freecell, "
-        "optionally with overrides such as 'freecell,columns=10,empty=kings'. "
-        "Keys: columns=4..10, build=alternate|suit, empty=any|kings, moves=supermove|single|relaxed.",
+        help="Rules: freecell, bakers-game, relaxed-freecell, single-move-freecell, seahaven "
+        "(Seahaven Towers), eight-off (Eight Off), optionally with overrides such as "
+        "'freecell,columns=10,empty=kings'. Keys: columns=4..10, build=alternate|suit, "
+        "empty=any|kings, moves=supermove|single|relaxed, deal=tableau|reserve.",
     )(f)
     return f
 
@@ -395,7 +396,6 @@ def _seconds_or_zero(value: float) -> float | None:
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"
-DEFAULT_SWEEP_CELLS = "4,2,1"
 
 
 @cli.command(context_settings=CONTEXT)
@@ -413,10 +413,11 @@ DEFAULT_SWEEP_CELLS = "4,2,1"
     "--cells",
     "-k",
     "cells",
-    default=DEFAULT_SWEEP_CELLS,
-    show_default=True,
+    default=None,
     metavar="LIST",
-    help="Free-cell counts to run each deal with, like 4 or 1,2,4 or 0-4.",
+    help="Free-cell counts to run each deal with, like 4 or 1,2,4 or 0-4. Default: 4,2,1; for a "
+    "variant that deals cards into the cells, its own count down to the fewest that hold them "
+    "(seahaven 4,3,2; eight-off 8-4).",
 )
 @click.option(
     "--out",

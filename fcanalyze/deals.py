@@ -60,10 +60,17 @@ def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
 
     With 8 columns this is the classic deal. Other column counts deal the same
     shuffled deck left to right, round-robin, so deal N is comparable across layouts.
+    The reserve layout (Seahaven Towers, Eight Off) deals the same way but stops when
+    every column has 52 // columns cards; the cards left over, in deck order, go into
+    the free cells from the first (Seahaven: 10 columns of 5, cards 51 and 52 of the
+    deck in cells a and b; Eight Off: 8 columns of 6, cards 49..52 in cells a..d).
     """
     cards = shuffled_deck(number)
     n = variant.columns
-    return Board([cards[i::n] for i in range(n)], [None] * variant.cells)
+    in_columns = 52 - variant.dealt_to_cells
+    cells: list[int | None] = [None] * variant.cells
+    cells[: variant.dealt_to_cells] = cards[in_columns:]
+    return Board([cards[i:in_columns:n] for i in range(n)], cells)
 
 
 def parse_deal_number(text: str) -> int:

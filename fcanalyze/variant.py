@@ -1,4 +1,4 @@
-"""Rule variants: free cells, columns, how columns build, what fills an empty column, sequence moves."""
+"""Rule variants: free cells, columns, how columns build, what fills an empty column, sequence moves, the layout dealt."""
 
 from __future__ import annotations
 
@@ -35,6 +35,13 @@ class SequenceMoves(str, Enum):
     RELAXED = "relaxed"  # any run, regardless of free space
 
 
+class Layout(str, Enum):
+    """Where the shuffled deck is dealt (deals.microsoft_deal gives the details)."""
+
+    TABLEAU = "tableau"  # all 52 cards round-robin into the columns (FreeCell)
+    RESERVE = "reserve"  # columns of equal height, the cards left over into the first cells (Seahaven, Eight Off)
+
+
 @dataclass(frozen=True)
 class Variant:
     """The rules a deal is played under. The defaults are classic FreeCell with 4 cells."""
@@ -44,6 +51,7 @@ class Variant:
     build: Build = Build.ALTERNATE
     empty_column: EmptyColumn = EmptyColumn.ANY
     sequence_moves: SequenceMoves = SequenceMoves.SUPERMOVE
+    layout: Layout = Layout.TABLEAU
 
     def __post_init__(self) -> None:
         if not isinstance(self.cells, int) or not MIN_CELLS <= self.cells <= MAX_CELLS:
@@ -54,6 +62,17 @@ class Variant:
         object.__setattr__(self, "build", _enum(Build, self.build, "build"))
         object.__setattr__(self, "empty_column", _enum(EmptyColumn, self.empty_column, "empty"))
         object.__setattr__(self, "sequence_moves", _enum(SequenceMoves, self.sequence_moves, "moves"))
+        object.__setattr__(self, "layout", _enum(Layout, self.layout, "deal"))
+        if self.dealt_to_cells > self.cells:
+            raise VariantError(
+                f"{_canonical_name(self)} deals {self.dealt_to_cells} cards into the free cells, so it needs at "
+                f"least {self.dealt_to_cells} of them, not {self.cells}"
+            )
+
+    @property
+    def dealt_to_cells(self) -> int:
+        """How many cards the deal puts into the free cells (0 unless the layout is reserve)."""
+        return 52 % self.columns if self.layout is Layout.RESERVE else 0
 
     def with_cells(self, cells: int) -> Variant:
         return _with_cells(self, cells)
@@ -67,6 +86,10 @@ class Variant:
     def _canonical_name(self) -> str:
         best = None
         for preset, rules in PRESETS.items():
+            # A layout is named by its own presets: FreeCell-like rules dealt to the
+            # tableau keep the names they had before the reserve presets existed.
+            if rules.get("layout", Layout.TABLEAU) is not self.layout:
+                continue
             overrides = _overrides(rules, self)
             if best is None or len(overrides) < len(best[1]):
                 best = (preset, overrides)
@@ -85,7 +108,7 @@ class Variant:
         Examples: `freecell`, `bakers-game`, `relaxed-freecell`,
         `freecell,columns=10,empty=kings`, `build=suit,moves=single`.
         Keys: columns (4..10), build (alternate|suit), empty (any|kings),
-        moves (supermove|single|relaxed), cells (0..8).
+        moves (supermove|single|relaxed), deal (tableau|reserve), cells (0..8).
         """
         parts = [p.strip() for p in spec.split(",") if p.strip()]
         if not parts:
@@ -142,6 +165,7 @@ _KEYS = {
     "build": "build",
     "empty": "empty_column",
     "moves": "sequence_moves",
+    "deal": "layout",
 }
 _KEY_OF_FIELD = {field: key for key, field in _KEYS.items()}
 
@@ -150,6 +174,15 @@ PRESETS: dict[str, dict[str, object]] = {
     "bakers-game": {"build": Build.SUIT},
     "relaxed-freecell": {"sequence_moves": SequenceMoves.RELAXED},
     "single-move-freecell": {"sequence_moves": SequenceMoves.SINGLE},
+    # The two games of the rules pages (RULES.md, seeds 002 and 004) dealt as they are
+    # played: the cards left over from even columns start in the cells.
+    "seahaven": {
+        "columns": 10,
+        "build": Build.SUIT,
+        "empty_column": EmptyColumn.KINGS,
+        "layout": Layout.RESERVE,
+    },
+    "eight-off": {"cells": 8, "build": Build.SUIT, "empty_column": EmptyColumn.KINGS, "layout": Layout.RESERVE},
 }
 
 
@@ -157,7 +190,7 @@ def _overrides(preset_rules: dict[str, object], variant: Variant) -> list[tuple[
     """The key=value settings that turn `preset_rules` into `variant` (cells aside)."""
     base = Variant(**preset_rules)  # type: ignore[arg-type]
     out = []
-    for field in ("columns", "build", "empty_column", "sequence_moves"):
+    for field in ("columns", "build", "empty_column", "sequence_moves", "layout"):
         mine, theirs = getattr(variant, field), getattr(base, field)
         if mine != theirs:
             out.append((_KEY_OF_FIELD[field], str(getattr(mine, "value", mine))))

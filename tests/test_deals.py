@@ -68,6 +68,24 @@ def test_other_column_counts_deal_the_same_deck_round_robin():
     assert board.columns[3] == deck[3::10]
 
 
+@pytest.mark.parametrize("number", [1, 617, 11982, 8_589_934_591])
+def test_the_reserve_layouts_deal_even_columns_and_the_rest_into_the_first_cells(number):
+    deck = shuffled_deck(number)
+    seahaven = microsoft_deal(number, Variant.parse("seahaven"))
+    assert [len(c) for c in seahaven.columns] == [5] * 10
+    assert seahaven.columns[3] == deck[3:50:10]
+    assert seahaven.cells == [deck[50], deck[51], None, None]
+    eight_off = microsoft_deal(number, Variant.parse("eight-off"))
+    assert [len(c) for c in eight_off.columns] == [6] * 8
+    assert eight_off.columns[7] == deck[7:48:8]
+    assert eight_off.cells == deck[48:] + [None] * 4
+    # The classic deal's first 48 cards lie where Eight Off has them.
+    classic = microsoft_deal(number)
+    assert [c[:6] for c in classic.columns] == eight_off.columns
+    # Fewer cells keep the dealt cards; more add empty ones.
+    assert microsoft_deal(number, Variant.parse("seahaven", cells=2)).cells == [deck[50], deck[51]]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make-microsoft-freecell-board") is None, reason="needs freecell-solver-bin")
 def test_random_deals_across_the_whole_range_match_the_peer():

@@ -44,6 +44,9 @@ def _one_error_line(result, message):
         (["sweep", "--cells", "0-99999999999999"], "out of range: 0..8"),
         (["solve", "1", "--variant", "freecell,columns=٣"], "columns must be a whole number"),
         (["deal", "9" * 5000], "a deal number must be a whole number, got '999"),
+        # A layout that deals more cards into the cells than there are cells.
+        (["sweep", "--variant", "seahaven", "--cells", "0-4"], "seahaven deals 2 cards into the free cells"),
+        (["solve", "1", "--variant", "eight-off", "--cells", "3"], "eight-off deals 4 cards into the free cells"),
         # Unbounded reads.
         (["board", "/dev/zero"], "/dev/zero is larger than 16 MiB"),
         (["verify", "--deal", "1", "/dev/zero"], "/dev/zero is larger than 16 MiB"),

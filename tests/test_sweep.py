@@ -110,6 +110,7 @@ def test_a_sweep_writes_one_verified_row_per_job_with_the_documented_schema(tmp_
             rules = fcanalyze.Variant.parse("freecell", cells=r["cells"])
             verdict = replay(fcanalyze.microsoft_deal(r["deal"], rules), rules, r["solution"])
             assert verdict.won and verdict.moves == r["moves"] and verdict.card_moves == r["card_moves"]
+            assert verdict.score == r["score"]
         else:
             assert r["solution"] is None and r["moves"] is None
     # Plain pyarrow reads the directory as one dataset.
@@ -311,3 +312,26 @@ def test_cli_sweep_then_export_to_parquet_and_csv(tmp_path):
     assert bad.returncode == 2 and "name it *.parquet or *.csv" in bad.stderr
     missing = run_fcanalyze("export", tmp_path / "nothing", tmp_path / "x.csv")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_the_reserve_games_sweep_their_own_cell_counts_by_default(tmp_path):
+    # Seahaven deals 2 cards into its 4 cells: 4, 3 and 2 cells by default, not 1.
+    plan = plan_sweep("1-15", None, tmp_path / "seahaven", variant="seahaven", workers=2)
+    assert plan.space.cells == [4, 3, 2]
+    plan.run()
+    plan.close()
+    rows = read_dataset(tmp_path / "seahaven").to_pylist()
+    assert len(rows) == 45 and {r["variant"] for r in rows} == {"seahaven"} and {r["columns"] for r in rows} == {10}
+    for r in rows:
+        assert r["status"] in ("solved", "unsolvable")
+        if r["status"] == "solved":
+            rules = fcanalyze.Variant.parse("seahaven", cells=r["cells"])
+            board = fcanalyze.microsoft_deal(r["deal"], rules)
+            assert board.cells[:2] != [None, None]  # the dealt cards are in the cells
+            assert replay(board, rules, r["solution"]).won
+    # Fewer cells never win what more cannot.
+    won = {(r["deal"], r["cells"]) for r in rows if r["status"] == "solved"}
+    assert all((d, k + 1) in won for d, k in won if k < 4)
+    eight_off = plan_sweep("1", None, tmp_path / "eight-off", variant="eight-off")
+    assert eight_off.space.cells == [8, 7, 6, 5, 4]
+    eight_off.close()

@@ -31,12 +31,31 @@ def test_default_is_classic_freecell():
         ("bakers-game,empty=kings", "bakers-game,empty=kings"),
         ("freecell,columns=10,empty=kings", "freecell,columns=10,empty=kings"),
         (" Bakers-Game , columns = 6 ", "bakers-game,columns=6"),
+        # The reserve games, and the tableau-dealt rules that resemble them: names
+        # that datasets hold already must not change.
+        ("seahaven", "seahaven"),
+        ("build=suit,empty=kings,columns=10,deal=reserve", "seahaven"),
+        ("bakers-game,empty=kings,columns=10", "bakers-game,columns=10,empty=kings"),
+        ("eight-off", "eight-off"),
+        ("eight-off,moves=single", "eight-off,moves=single"),
+        ("freecell,deal=reserve,columns=10", "seahaven,build=alternate,empty=any"),
     ],
 )
 def test_specs_have_a_canonical_name_that_parses_back(spec, name):
     v = Variant.parse(spec)
     assert v.name == name
     assert Variant.parse(v.name) == v
+
+
+def test_the_reserve_games_rules():
+    seahaven, eight_off = Variant.parse("seahaven"), Variant.parse("eight-off")
+    assert (seahaven.cells, seahaven.columns, seahaven.dealt_to_cells) == (4, 10, 2)
+    assert (eight_off.cells, eight_off.columns, eight_off.dealt_to_cells) == (8, 8, 4)
+    for v in (seahaven, eight_off):
+        assert v.build is Build.SUIT and v.empty_column is EmptyColumn.KINGS
+        assert v.sequence_moves is SequenceMoves.SUPERMOVE
+    assert Variant.parse("seahaven", cells=2).cells == 2  # two cards fit two cells
+    assert Variant().dealt_to_cells == 0
 
 
 def test_cells_are_separate_from_the_name():
@@ -57,6 +76,9 @@ def test_cells_are_separate_from_the_name():
         ("freecell,build=rank", "build must be one of alternate|suit"),
         ("freecell,foo=1", "bad variant setting 'foo=1'"),
         ("freecell,kings", "bad variant setting 'kings'"),
+        ("freecell,deal=stock", "deal must be one of tableau|reserve"),
+        ("seahaven,cells=1", "seahaven deals 2 cards into the free cells, so it needs at least 2 of them, not 1"),
+        ("eight-off,cells=3", "eight-off deals 4 cards into the free cells"),
     ],
 )
 def test_bad_specs_are_refused(spec, message):

@@ -31,6 +31,8 @@ log = logging.getLogger("fcanalyze.sweep")
 # A dataset keeps its rows' keys and statuses in memory (some 200 bytes a row); past
 # this many jobs a sweep belongs in several datasets.
 MAX_SWEEP_JOBS = 50_000_000
+# The cell counts a sweep runs when none are given: the classic comparison.
+DEFAULT_CELLS = [4, 2, 1]
 
 
 def default_workers() -> int:
@@ -124,7 +126,7 @@ class Backend(Protocol):
 
 def plan_sweep(
     deals: list[int] | range | str,
-    cells: list[int] | int | str = 4,
+    cells: list[int] | int | str | None = 4,
     out: str | os.PathLike = "fcanalyze-results",
     *,
     variant: str = "freecell",
@@ -138,14 +140,21 @@ def plan_sweep(
 ) -> SweepPlan:
     """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
     before any work starts. FcanalyzeError says what is wrong. `progress` is called
-    with a progress.Tally as the sweep goes (the CLI draws it as a bar)."""
+    with a progress.Tally as the sweep goes (the CLI draws it as a bar). `cells` None:
+    4, 2 and 1, or for a variant that deals cards into the cells (seahaven, eight-off),
+    its own count down to the fewest that hold them."""
     from ..deals import parse_deal_spans
 
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
     if not len(deal_spans):
         raise FcanalyzeError("no deals to sweep")
-    cell_list = parse_cells(cells)
     rules = Variant.parse(variant)
+    if cells is None:
+        dealt = rules.dealt_to_cells
+        cells = list(range(rules.cells, dealt - 1, -1)) if dealt else DEFAULT_CELLS
+    cell_list = parse_cells(cells)
+    for k in cell_list:
+        rules.with_cells(k)  # VariantError if the deal cannot fit its cells
     if any(part.partition("=")[0].strip().lower() == "cells" for part in variant.split(",")):
         raise FcanalyzeError(
             f"--variant {quote(variant)} sets cells, which a sweep takes from --cells; "
