@@ -19,8 +19,11 @@ The file shipped now was made from the first command (36.5 minutes on 2 workers,
 jobs unknown), then the retry with 200 s stopped after 7 minutes (5 decided), then
 the retry with `--max-seconds 120` run to its end (17 more decided), then
 `--max-seconds 1200 --max-memory 9G` on the 16 jobs still unknown (9 decided, the
-other 7 ran out of memory), then `python scripts/build_table.py --from
-build/table-sweep`: 7 jobs are undecided.
+other 7 ran out of memory), then the leaner engine's `--max-seconds 2400
+--max-memory 9G` (2 more decided), then `--max-seconds 1800 --max-memory 18G
+--workers 1` (982 and 17760 with 2 cells ran out of time; stopped before the 1-cell
+three), then `python scripts/build_table.py --from build/table-sweep`: 5 jobs are
+undecided. Every solved row's score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
