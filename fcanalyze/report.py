@@ -18,6 +18,7 @@ from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .scoring import SCORING
 from .status import DECIDED, ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from .store import read_dataset
+from .variant import MAX_CELLS, Variant
 
 # Microsoft deals 1..32,000: how many are winnable with each number of free cells.
 PUBLISHED_WINNABLE = WINNABLE_CLASSIC
@@ -127,10 +128,20 @@ def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(table), pd.DataFrame(lost, columns=columns)
 
 
+def _fewest_cells(variant: str) -> int:
+    """The fewest cells `variant` can be played with: those its deal fills (0 for an
+    unknown name, as in a dataset written by a newer version)."""
+    try:
+        return Variant.parse(variant, cells=MAX_CELLS).dealt_to_cells
+    except FcanalyzeError:
+        return 0
+
+
 def min_cells(data) -> pd.DataFrame:
     """For each (variant, deal), the fewest free cells among those run that win it.
 
-    `exact` is true when that count is 0 or the count one below it was run and
+    `exact` is true when that count is the fewest the game can be played with (0, or
+    the cells its deal fills) or the count one below it was run and
     proved unsolvable; otherwise `min_cells` is an upper bound (fewer cells were not
     run, or not decided). A deal won at no count run has `min_cells` null and
     `needs_more_than` set to the largest count proved unsolvable.
@@ -157,8 +168,10 @@ def min_cells(data) -> pd.DataFrame:
     )
     out = pd.concat([best, lost, run], axis=1).sort_index().reset_index()
     won = out["min_cells"].notna()
+    # No game is played with fewer cells than its deal fills (seahaven 2, eight-off 4).
+    fewest = {v: _fewest_cells(v) for v in out["variant"].unique()}
     out["exact"] = [
-        bool(w) and (int(b) == 0 or (v, d, int(b) - 1) in lost_set)
+        bool(w) and (int(b) == fewest[v] or (v, d, int(b) - 1) in lost_set)
         for w, b, v, d in zip(won, out["min_cells"].fillna(0), out["variant"], out["deal"])
     ]
     out["needs_more_than"] = out["most_lost"].where(~won)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import matplotlib.image
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -192,3 +193,19 @@ def test_percentages_never_round_to_all_or_nothing():
         "99.996%",
         "-",
     ]
+
+
+def test_the_fewest_cells_a_reserve_game_can_be_played_with_is_exact():
+    # Seahaven deals 2 cards into the cells, so a win with 2 is its fewest; FreeCell's
+    # win with 2 is only an upper bound until 1 cell is run.
+    frame = pd.DataFrame(
+        {
+            "variant": ["seahaven", "seahaven", "freecell", "freecell"],
+            "deal": [1, 1, 1, 1],
+            "cells": [4, 2, 4, 2],
+            "status": ["solved", "solved", "solved", "solved"],
+        }
+    )
+    fewest = report.min_cells(frame).set_index("variant")
+    assert fewest.loc["seahaven", "min_cells"] == 2 and bool(fewest.loc["seahaven", "exact"])
+    assert fewest.loc["freecell", "min_cells"] == 2 and not bool(fewest.loc["freecell", "exact"])
