@@ -529,7 +529,8 @@ def sweep(
         )
     unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
     if unknown and not summary.interrupted:
-        retry = ["fcanalyze sweep", "--deals", deals, "--cells", cells, "--out", str(out)]
+        ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
+        retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
         if variant != "freecell":
             retry += ["--variant", variant]
         longer = max(300.0, 4 * (max_seconds or 0))

@@ -75,6 +75,11 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
     assert result.exit_code == 0
     assert f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --retry-unknown --max-seconds 300" in result.stdout
     assert "'fcanalyze report" in result.stdout
+    # With no --cells, the suggestion names the cell counts the sweep chose.
+    out = tmp_path / "sh"
+    result = run_cli("sweep", "-d", "1-20", "--variant", "seahaven", "--max-nodes", "300", "-o", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert f"fcanalyze sweep --deals 1-20 --cells 4,3,2 --out {out} --variant seahaven --retry-unknown" in result.stdout
 
 
 class _Bar:
