@@ -340,6 +340,7 @@ def expanded_length(n: int, cells: int, columns: int) -> int:
     return 2 * expanded_length(n - half, cells, columns - 1) + expanded_length(half, cells, columns - 1)
 
 
+@functools.cache
 def expanded_cell_returns(n: int, cells: int, columns: int) -> int:
     """How many of `expand`'s single-card moves for n cards (with that many empty cells
     and columns) bring a card back out of a cell: the recursion of _plan again."""

@@ -565,7 +565,8 @@ class Report:
             "## Fewest cells needed",
             "",
             "For each deal, the fewest free cells among those run that win it (`min_cells.csv` has "
-            "every deal). It is exact when the count one below was run and proved unsolvable, "
+            "every deal). It is exact when the count one below was run and proved unsolvable, or "
+            "when it is the fewest the game can be played with (0, or the cells its deal fills), "
             "otherwise an upper bound.",
             "",
             text_table(self.min_cells_distribution(), markdown=True),

@@ -89,7 +89,7 @@ def solve(
         deal_or_board: a deal number 1..8,589,934,591, or a Board (see parse_board).
         cells: free cells, 0..8; default the variant's (4 for FreeCell).
         variant: a Variant, or its text: 'freecell', 'bakers-game', 'relaxed-freecell',
-            'single-move-freecell', optionally with overrides such as
+            'single-move-freecell', 'seahaven', 'eight-off', optionally with overrides such as
             'freecell,columns=10,empty=kings' (see Variant.parse).
         max_nodes, max_seconds: give up with status 'unknown' after this many
             positions expanded or seconds; default no limit.

@@ -95,9 +95,14 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
     if not file.is_file():
         raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
     columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "score", "nodes", "implied_by", "solution"]
-    table: pa.Table = pq.read_table(file, columns=columns, filters=[("deal", "=", deal), ("variant", "=", "freecell")])
+    # A table built before a column existed (score) reads it as null.
+    present = set(pq.read_schema(file).names)
+    table: pa.Table = pq.read_table(
+        file, columns=[c for c in columns if c in present], filters=[("deal", "=", deal), ("variant", "=", "freecell")]
+    )
     verdicts = {}
     for row in table.to_pylist():
+        row = {c: row.get(c) for c in columns}
         verdicts[row["cells"]] = Verdict(
             row["cells"],
             row["status"],

@@ -80,7 +80,8 @@ class Variant:
     @property
     def name(self) -> str:
         """Canonical name of the rules apart from the cell count, e.g. `freecell` or
-        `bakers-game,empty=kings`. `Variant.parse(v.name)` gives back `v` (with 4 cells)."""
+        `bakers-game,empty=kings`. `Variant.parse(v.name, cells=v.cells)` gives back `v`
+        (the name's preset sets only the default cell count: 4, or 8 for eight-off)."""
         return _canonical_name(self)
 
     def _canonical_name(self) -> str:
@@ -105,7 +106,7 @@ class Variant:
     def parse(cls, spec: str, cells: int | None = None) -> Variant:
         """A variant from a preset name and optional overrides.
 
-        Examples: `freecell`, `bakers-game`, `relaxed-freecell`,
+        Examples: `freecell`, `bakers-game`, `relaxed-freecell`, `seahaven`, `eight-off`,
         `freecell,columns=10,empty=kings`, `build=suit,moves=single`.
         Keys: columns (4..10), build (alternate|suit), empty (any|kings),
         moves (supermove|single|relaxed), deal (tableau|reserve), cells (0..8).

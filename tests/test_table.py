@@ -140,3 +140,11 @@ def test_fewest_cells_is_exact_only_when_no_smaller_count_is_undecided():
     assert (open_below.min_cells, open_below.min_cells_exact) == (2, False)
     never = facts("unsolvable", "unsolvable", "unsolvable", "unsolvable", "unsolvable")
     assert (never.min_cells, never.min_cells_exact) == (None, False)
+
+
+def test_a_table_built_before_scores_existed_still_answers(tmp_path):
+    old = tmp_path / "old.parquet"
+    pq.write_table(pq.read_table(table_path()).drop_columns(["score"]), old)
+    facts = lookup(617, old)
+    assert facts is not None and facts.verdicts[4].status == "solved" and facts.verdicts[4].score is None
+    assert facts.verdicts[4].moves == lookup(617).verdicts[4].moves

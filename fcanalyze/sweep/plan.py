@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, parse_memory
-from ..errors import FcanalyzeError
+from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
 from ..jobs import DealSpans, JobSpace
 from ..outputs import percent
@@ -148,18 +148,27 @@ def plan_sweep(
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
     if not len(deal_spans):
         raise FcanalyzeError("no deals to sweep")
-    rules = Variant.parse(variant)
+    set_cells = [
+        v.strip() for k, _, v in (p.partition("=") for p in variant.split(",")) if k.strip().lower() == "cells"
+    ]
+    if set_cells:
+        raise FcanalyzeError(
+            f"--variant {quote(variant)} sets cells, which a sweep takes from --cells; "
+            f"write --cells {set_cells[-1]} (or a list like --cells 0-4) instead"
+        )
+    # The most cells fit any layout; each job's own count is checked below.
+    rules = Variant.parse(variant, cells=MAX_CELLS)
+    dealt = rules.dealt_to_cells
     if cells is None:
-        dealt = rules.dealt_to_cells
-        cells = list(range(rules.cells, dealt - 1, -1)) if dealt else DEFAULT_CELLS
+        try:
+            own = Variant.parse(variant).cells
+        except VariantError:  # the preset's count is too few for this layout's dealt cards
+            own = dealt
+        cells = list(range(own, dealt - 1, -1)) if dealt else DEFAULT_CELLS
     cell_list = parse_cells(cells)
     for k in cell_list:
         rules.with_cells(k)  # VariantError if the deal cannot fit its cells
-    if any(part.partition("=")[0].strip().lower() == "cells" for part in variant.split(",")):
-        raise FcanalyzeError(
-            f"--variant {quote(variant)} sets cells, which a sweep takes from --cells; "
-            f"write --cells {rules.cells} (or a list like --cells 0-4) instead"
-        )
+    rules = rules.with_cells(max(cell_list))
     space = JobSpace(deal_spans, cell_list, rules.name)
     if len(space) > MAX_SWEEP_JOBS:
         raise FcanalyzeError(
