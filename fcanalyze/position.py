@@ -283,19 +283,13 @@ class Position:
                         moves.append(Move(COLUMN, src, COLUMN, dst, k))
         return moves
 
-    def expanded_length(self, move: Move, count: int) -> int:
-        """len(self.expand(move)) for a legal sequence move of `count` cards, without
-        building the moves."""
+    def expansion_counts(self, move: Move, count: int) -> tuple[int, int]:
+        """For a legal sequence move of `count` cards, without building the moves: how
+        many single-card moves self.expand(move) has, and how many of them bring a card
+        back out of a free cell onto a column."""
         cells = self.empty_cells()
         columns = self.empty_columns(move.dest) if self.variant.empty_column is EmptyColumn.ANY else 0
-        return expanded_length(count, cells, columns)
-
-    def expanded_cell_returns(self, move: Move, count: int) -> int:
-        """How many of the single-card moves of self.expand(move) take a card out of a
-        free cell onto a column, without building the moves."""
-        cells = self.empty_cells()
-        columns = self.empty_columns(move.dest) if self.variant.empty_column is EmptyColumn.ANY else 0
-        return expanded_cell_returns(count, cells, columns)
+        return expansion_counts(count, cells, columns)
 
     def _may_fill(self, card: int) -> bool:
         return self.variant.empty_column is EmptyColumn.ANY or RANK_OF[card] == KING
@@ -329,27 +323,19 @@ class Position:
 
 
 @functools.cache
-def expanded_length(n: int, cells: int, columns: int) -> int:
+def expansion_counts(n: int, cells: int, columns: int) -> tuple[int, int]:
     """How many single-card moves `expand` uses for n cards with that many empty cells
-    and empty columns (the destination not counted): the same recursion as _plan."""
+    and empty columns (the destination not counted), and how many of them bring a card
+    back out of a cell: the same recursion as _plan."""
     if n <= cells + 1:
-        return 2 * n - 1
+        return 2 * n - 1, n - 1  # n - 1 cards parked in cells and brought back
     half = (1 + cells) << (columns - 1)
     if n <= half:
-        return expanded_length(n, cells, columns - 1)
-    return 2 * expanded_length(n - half, cells, columns - 1) + expanded_length(half, cells, columns - 1)
-
-
-@functools.cache
-def expanded_cell_returns(n: int, cells: int, columns: int) -> int:
-    """How many of `expand`'s single-card moves for n cards (with that many empty cells
-    and columns) bring a card back out of a cell: the recursion of _plan again."""
-    if n <= cells + 1:
-        return n - 1
-    half = (1 + cells) << (columns - 1)
-    if n <= half:
-        return expanded_cell_returns(n, cells, columns - 1)
-    return 2 * expanded_cell_returns(n - half, cells, columns - 1) + expanded_cell_returns(half, cells, columns - 1)
+        return expansion_counts(n, cells, columns - 1)
+    upper_moves, upper_returns = expansion_counts(n - half, cells, columns - 1)
+    lower_moves, lower_returns = expansion_counts(half, cells, columns - 1)
+    # The upper part moves twice (to the spare column and on to the destination).
+    return 2 * upper_moves + lower_moves, 2 * upper_returns + lower_returns
 
 
 def _plan(n: int, src: int, dst: int, cells: list[int], columns: list[int], out: list[Move]) -> None:

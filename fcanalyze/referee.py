@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from .board import Board
 from .errors import NotationError
 from .inputs import quote
-from .notation import Move, parse_move, solution_tokens
+from .notation import CELL, COLUMN, Move, parse_move, solution_tokens
 from .position import IllegalMove, Position
-from .scoring import FROM_CELL_TO_TABLEAU, move_score
+from .scoring import score
 from .variant import SequenceMoves, Variant
 
 
@@ -67,7 +67,10 @@ def replay(
     items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     check, carry_out = position.check, position.carry_out
-    multi = card_moves = score = 0
+    home_at_start = board.cards_home()
+    # Cards never leave the foundations, so the cards sent home are the difference in
+    # what is home; only the cards played out of the cells are counted move by move.
+    multi = card_moves = out_of_cells = 0
     for number, item in enumerate(items, start=1):
         try:
             move = parse_move(item) if isinstance(item, str) else item
@@ -75,7 +78,8 @@ def replay(
             if count == 1:
                 carry_out(move, 1)
                 card_moves += 1
-                score += move_score(move)
+                if move.source_kind == CELL and move.dest_kind == COLUMN:
+                    out_of_cells += 1
                 continue
             multi += 1
             if not expand:
@@ -85,24 +89,27 @@ def replay(
                 singles = position.expand(move, count)
                 for single in singles:
                     position.apply(single)
-                    score += move_score(single)
+                out_of_cells += sum(s.source_kind == CELL and s.dest_kind == COLUMN for s in singles)
                 card_moves += len(singles)
             else:
-                card_moves += position.expanded_length(move, count)
-                score += FROM_CELL_TO_TABLEAU * position.expanded_cell_returns(move, count)
+                singles_count, from_cells = position.expansion_counts(move, count)
+                card_moves += singles_count
+                out_of_cells += from_cells
                 carry_out(move, count)
         except (NotationError, IllegalMove) as e:
-            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e), score=score)
+            points = score(position.board.cards_home() - home_at_start, out_of_cells)
+            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e), score=points)
     moves = len(items)
+    points = score(position.board.cards_home() - home_at_start, out_of_cells)
     if position.is_won():
-        return Verdict(True, moves, multi, card_moves, score=score)
+        return Verdict(True, moves, multi, card_moves, score=points)
     left = 52 - position.board.cards_home()
     return Verdict(
         False,
         moves,
         multi,
         card_moves,
-        score=score,
+        score=points,
         reason=(
             f"all {moves} moves are legal, but {left} card(s) are not home at the end"
             if moves

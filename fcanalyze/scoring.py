@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from .notation import CELL, COLUMN, FOUNDATION, Move
-
 # Points per single-card move. Every other move (into a cell, column to column, and a
 # card taken back off a foundation) scores 0. The app takes an undone move's points
 # back and never lets the score fall below zero; a recorded solution has no undos and
@@ -14,10 +12,7 @@ FROM_CELL_TO_TABLEAU = 5
 SCORING = "the FreeCell Solitaire app's scoring: +10 a card home, +5 a card from a free cell to the tableau"
 
 
-def move_score(move: Move) -> int:
-    """The points a single-card move earns."""
-    if move.dest_kind == FOUNDATION:
-        return TO_FOUNDATION
-    if move.source_kind == CELL and move.dest_kind == COLUMN:
-        return FROM_CELL_TO_TABLEAU
-    return 0
+def score(cards_sent_home: int, cards_out_of_cells: int) -> int:
+    """The points for sending cards to the foundations and for playing cards from the
+    free cells onto columns (single-card moves: a sequence move's expansion counts)."""
+    return TO_FOUNDATION * cards_sent_home + FROM_CELL_TO_TABLEAU * cards_out_of_cells

@@ -65,7 +65,9 @@ def test_expanded_sequence_moves_reach_the_same_position_one_card_at_a_time(empt
         if run > pos.sequence_move_limit(1):
             continue
         singles = pos.expand(move)
-        assert pos.expanded_length(move, run) == len(singles)
+        moves, from_cells = pos.expansion_counts(move, run)
+        assert moves == len(singles)
+        assert from_cells == sum(s.source_kind == CELL and s.dest_kind == COLUMN for s in singles)
         by_supermove = pos.copy()
         by_supermove.apply(move)
         one_by_one = pos.copy()
