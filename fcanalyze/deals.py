@@ -67,7 +67,7 @@ def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
     """
     cards = shuffled_deck(number)
     n = variant.columns
-    in_columns = 52 - variant.dealt_to_cells
+    in_columns = DECK_SIZE - variant.dealt_to_cells
     cells: list[int | None] = [None] * variant.cells
     cells[: variant.dealt_to_cells] = cards[in_columns:]
     return Board([cards[i:in_columns:n] for i in range(n)], cells)

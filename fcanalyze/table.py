@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pyarrow as pa
@@ -94,24 +94,14 @@ def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
     file = Path(path) if path is not None else table_path()
     if not file.is_file():
         raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
-    columns = ["deal", "cells", "status", "limit", "moves", "card_moves", "score", "nodes", "implied_by", "solution"]
-    # A table built before a column existed (score) reads it as null.
+    # Verdict's fields are the table's column names; a table built before a column
+    # existed (score) reads it as null.
+    wanted = [f.name for f in fields(Verdict)]
     present = set(pq.read_schema(file).names)
     table: pa.Table = pq.read_table(
-        file, columns=[c for c in columns if c in present], filters=[("deal", "=", deal), ("variant", "=", "freecell")]
+        file, columns=[c for c in wanted if c in present], filters=[("deal", "=", deal), ("variant", "=", "freecell")]
     )
     verdicts = {}
     for row in table.to_pylist():
-        row = {c: row.get(c) for c in columns}
-        verdicts[row["cells"]] = Verdict(
-            row["cells"],
-            row["status"],
-            row["moves"],
-            row["card_moves"],
-            row["score"],
-            row["nodes"],
-            row["implied_by"],
-            row["solution"],
-            row["limit"],
-        )
+        verdicts[row["cells"]] = Verdict(**{name: row.get(name) for name in wanted})
     return DealFacts(deal, verdicts)

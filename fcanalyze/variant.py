@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from .cards import DECK_SIZE
 from .errors import VariantError
 from .inputs import quote, whole_number
 
@@ -72,7 +73,7 @@ class Variant:
     @property
     def dealt_to_cells(self) -> int:
         """How many cards the deal puts into the free cells (0 unless the layout is reserve)."""
-        return 52 % self.columns if self.layout is Layout.RESERVE else 0
+        return DECK_SIZE % self.columns if self.layout is Layout.RESERVE else 0
 
     def with_cells(self, cells: int) -> Variant:
         return _with_cells(self, cells)
