@@ -1,15 +1,18 @@
 //! Differential tests: the engine's search against a plain exhaustive one on small positions.
 //!
-//! The plain search tries every single-card move, foundation moves included, with no
-//! automatic moves and no other shortcut than merging positions by canonical
-//! fingerprint. Whatever the engine prunes (safe autoplay, its passes' orders and
-//! caps) must never change a verdict, so on positions small enough to exhaust both
-//! ways the two must agree, for several rule variants.
+//! The plain search tries every single-card move, foundation moves included (and under
+//! the take-back rule every card that may come back off a foundation, to every column
+//! it may go on), with no automatic moves and no other shortcut than merging positions
+//! by canonical fingerprint. Whatever the engine prunes (safe autoplay, settled cards
+//! never taken back, its passes' orders and caps) must never change a verdict, so on
+//! positions small enough to exhaust both ways the two must agree, for several rule
+//! variants.
 
 use std::collections::HashSet;
 
+use crate::card::Card;
 use crate::moves::generate;
-use crate::position::Position;
+use crate::position::{Move, Place, Position};
 use crate::search::{solve, Budget, Status};
 use crate::variant::{SequenceMoves, Variant};
 
@@ -26,7 +29,14 @@ fn plain_search(start: &Position, rules: &Variant, limit: usize) -> Option<bool>
         }
         moves.clear();
         // Single cards, except under the relaxed rule where runs are moves of their own.
-        generate(&s, rules, false, &mut moves);
+        // The engine's take-back moves leave settled cards out, so they are written out
+        // here instead: every foundation's top card, to every place it may go.
+        // They come first so that they are popped last: a win is usually found before
+        // the many positions they open up are.
+        if rules.takeback {
+            every_takeback(&s, rules, &mut moves);
+        }
+        generate(&s, &Variant { takeback: false, ..*rules }, false, &mut moves);
         for &m in &moves {
             let mut child = s.clone();
             child.apply(m);
@@ -41,14 +51,42 @@ fn plain_search(start: &Position, rules: &Variant, limit: usize) -> Option<bool>
     Some(false)
 }
 
+/// Every move taking a card back off a foundation: onto any column whose top card it
+/// fits on, into any empty column it may fill, and into the first free cell.
+fn every_takeback(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
+    for suit in 0..4u8 {
+        let height = s.home()[usize::from(suit)];
+        if height == 0 {
+            continue;
+        }
+        let c = Card::from_index((height - 1) * 4 + suit).expect("a card");
+        for i in 0..rules.columns {
+            let lands = match s.top(i) {
+                Some(onto) => rules.fits(c, onto),
+                None => rules.may_fill_empty(c),
+            };
+            if lands {
+                out.push(Move::new(Place::Foundation(suit), Place::Column(i as u8), 1));
+            }
+        }
+        if let Some(slot) = s.first_empty_cell(rules) {
+            out.push(Move::new(Place::Foundation(suit), Place::Cell(slot as u8), 1));
+        }
+    }
+}
+
 /// A random position: suits home up to random ranks, the other cards dealt at random
 /// into the rules' columns, with one card in a cell when there is a cell.
 fn random_position(rules: &Variant, rng: &mut u64) -> Position {
+    random_position_in(rules, rng, 6, 5)
+}
+
+fn random_position_in(rules: &Variant, rng: &mut u64, lowest: u8, span: u64) -> Position {
     let mut next = |n: u64| {
         *rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (*rng >> 33) % n
     };
-    let home: [u8; 4] = std::array::from_fn(|_| 6 + next(5) as u8);
+    let home: [u8; 4] = std::array::from_fn(|_| lowest + next(span) as u8);
     let mut cards: Vec<u8> = (0..52u8).filter(|&c| c / 4 + 1 > home[usize::from(c % 4)]).collect();
     for i in (1..cards.len()).rev() {
         cards.swap(i, next(i as u64 + 1) as usize);
@@ -74,6 +112,16 @@ fn the_engine_agrees_with_the_plain_search_on_small_positions() {
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
         Variant { columns: 5, sequence_moves: SequenceMoves::Single, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, takeback: true, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, takeback: true, kings_only: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, takeback: true, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant {
+            columns: 4,
+            takeback: true,
+            sequence_moves: SequenceMoves::Relaxed,
+            ..Variant::FREECELL.with_cells(0)
+        },
     ];
     let mut rng = 0x000D_1FF5_EED5_u64;
     for rules in variants {
@@ -92,5 +140,37 @@ fn the_engine_agrees_with_the_plain_search_on_small_positions() {
         }
         // The positions must exercise both verdicts, or the test proves little.
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
+    }
+}
+
+#[test]
+fn takeback_wins_positions_lost_without_it_and_the_engine_finds_those_wins() {
+    // The same random positions with and without take-back: some are won only with it
+    // (so the take-back moves and the settled-card rule are exercised), none the other
+    // way round, and the engine agrees with the plain search on each. Foundations from
+    // 5 to 11 leave room for cards worth taking back (they were tuned to give dozens).
+    for base in [
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(1) },
+    ] {
+        let takeback = Variant { takeback: true, ..base };
+        let mut rng = 0x7AC3_BAC3_u64;
+        let (mut won, mut lost, mut only_with_takeback) = (0, 0, 0);
+        for _ in 0..200 {
+            let start = random_position_in(&base, &mut rng, 5, 7);
+            let (Some(plain), Some(with)) =
+                (plain_search(&start, &base, 100_000), plain_search(&start, &takeback, 100_000))
+            else {
+                continue;
+            };
+            assert!(with || !plain, "won without take-back but lost with it:\n{start:?}");
+            let engine = solve(&start, &takeback, Budget::default(), &mut || false);
+            assert_eq!(engine.status, if with { Status::Solved } else { Status::Unsolvable }, "{start:?}");
+            only_with_takeback += usize::from(with && !plain);
+            (won, lost) = if with { (won + 1, lost) } else { (won, lost + 1) };
+        }
+        assert!(won >= 10 && lost >= 10, "{base:?}: {won} won, {lost} lost");
+        assert!(only_with_takeback >= 5, "{base:?}: only {only_with_takeback} positions need take-back");
     }
 }

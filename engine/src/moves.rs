@@ -40,8 +40,12 @@ pub fn home_moves(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
 
 /// Appends every move `generate` would except those to the foundations. With
 /// `keep_runs`, moves that break up a run (the deepest card moved lies on a card it
-/// may be built on) are left out: they rarely help, which passes that prove
-/// nothing may exploit.
+/// may be built on) are left out, and so are cards taken back off the foundations:
+/// they rarely help, which passes that prove nothing may exploit.
+///
+/// Under the take-back rule, the top card of a foundation may come back onto a column
+/// or into a cell, unless it is settled (`Position::settled_heights`): a winnable
+/// position always has a win that never takes a settled card back.
 pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: bool, out: &mut Vec<Move>) {
     let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
     let ncols = rules.columns;
@@ -110,6 +114,32 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
         if let Some(dst) = first_empty_col {
             if rules.may_fill_empty(c) {
                 out.push(Move::new(Place::Cell(slot as u8), Place::Column(dst as u8), 1));
+            }
+        }
+    }
+
+    // Off a foundation, onto a card, into the first empty column or the first empty cell.
+    if rules.takeback && !keep_runs {
+        let settled = s.settled_heights(rules);
+        for suit in 0..4u8 {
+            let height = s.home()[usize::from(suit)];
+            if height == settled[usize::from(suit)] {
+                continue;
+            }
+            let c = (height - 1) * 4 + suit;
+            let from = Place::Foundation(suit);
+            for parent in rules.parents(c) {
+                if parent != NO_PARENT && column_topped_by[usize::from(parent)] != u8::MAX {
+                    out.push(Move::new(from, Place::Column(column_topped_by[usize::from(parent)]), 1));
+                }
+            }
+            if let Some(dst) = first_empty_col {
+                if rules.may_fill_empty(card(c)) {
+                    out.push(Move::new(from, Place::Column(dst as u8), 1));
+                }
+            }
+            if let Some(slot) = first_cell {
+                out.push(Move::new(from, Place::Cell(slot as u8), 1));
             }
         }
     }

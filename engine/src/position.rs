@@ -16,7 +16,11 @@ const NO_CARD: u8 = 0xFF;
 pub enum Place {
     Column(u8),
     Cell(u8),
+    /// The foundations, as where a card goes: its suit says which.
     Home,
+    /// One foundation (a suit, 0..4 in CDHS order), as where a card is taken back
+    /// from under the take-back rule.
+    Foundation(u8),
 }
 
 /// A move of `count` cards (more than one only between columns).
@@ -41,17 +45,21 @@ pub struct Played {
     pub card: Card,
 }
 
-/// Standard notation: columns 1-9 then 0, cells a-g then i, `h` the foundations.
+/// Standard notation: columns 1-9 then 0, cells a-g then i, `h` the foundations. A card
+/// taken back off a foundation is `h` and the suit's letter: `hs3` takes the top spade
+/// back onto column 3, `hda` the top diamond into cell a.
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn symbol(p: Place) -> char {
+        fn symbol(f: &mut fmt::Formatter<'_>, p: Place) -> fmt::Result {
             match p {
-                Place::Column(i) => b"1234567890"[usize::from(i)] as char,
-                Place::Cell(i) => b"abcdefgi"[usize::from(i)] as char,
-                Place::Home => 'h',
+                Place::Column(i) => write!(f, "{}", b"1234567890"[usize::from(i)] as char),
+                Place::Cell(i) => write!(f, "{}", b"abcdefgi"[usize::from(i)] as char),
+                Place::Home => write!(f, "h"),
+                Place::Foundation(suit) => write!(f, "h{}", b"cdhs"[usize::from(suit)] as char),
             }
         }
-        write!(f, "{}{}", symbol(self.from), symbol(self.to))?;
+        symbol(f, self.from)?;
+        symbol(f, self.to)?;
         if self.count > 1 {
             write!(f, "v{:x}", self.count)?;
         }
@@ -104,7 +112,7 @@ impl Hashes {
                     Place::Cell(_) => {
                         self.fingerprint = self.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())])
                     }
-                    Place::Home => {}
+                    Place::Home | Place::Foundation(_) => {}
                 }
             }
         }
@@ -260,24 +268,64 @@ impl Position {
     /// a card of rank r, with a and b the foundations of the other colour and m that of
     /// the other suit of its colour: r <= 2, or a, b >= r - 1, or a, b >= r - 2 and
     /// m >= r - 3.
+    ///
+    /// Under the take-back rule cards home can come back, and the proof above fails
+    /// (the cards it sends home in place of the ones put on `c` may be wanted back).
+    /// There a card is safe when the cards that fit on it are home and *settled*
+    /// (`settled_heights`): docs/correctness.md proves that a winnable position has a
+    /// win that never takes a settled card back, and with `c` home the settled cards
+    /// and `c` are still such a set.
     #[inline]
     pub fn safe_to_foundation(&self, rules: &Variant, c: Card) -> bool {
         if !self.can_go_home(c) {
             return false;
         }
         let r = c.rank();
-        if r <= 2 || rules.same_suit {
+        if rules.same_suit {
             return true;
         }
-        // Suits in CDHS order: clubs and spades are black, diamonds and hearts red.
-        let (o1, o2, mate) = match c.suit() {
-            0 => (1, 2, 3),
-            3 => (1, 2, 0),
-            1 => (0, 3, 2),
-            _ => (0, 3, 1),
-        };
+        if rules.takeback {
+            let settled = self.settled_heights(rules);
+            let (o1, o2) = other_colour(c.suit());
+            return settled[o1] + 1 >= r && settled[o2] + 1 >= r;
+        }
+        if r <= 2 {
+            return true;
+        }
+        let (o1, o2) = other_colour(c.suit());
+        let mate = usize::from(c.suit() ^ 3); // C<->S, D<->H: the other suit of its colour
         let (a, b, m) = (self.home[o1], self.home[o2], self.home[mate]);
         (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
+    }
+
+    /// How far up each foundation the cards are *settled*: no win ever needs them back
+    /// under the take-back rule. The settled cards are the largest set of cards home
+    /// that holds the bottom of each foundation and, with every card, the cards that fit
+    /// on it: a suit is settled up to its height, but never more than one rank above
+    /// the lower of the two suits of the other colour. Under same-suit building the only
+    /// card that fits on a card home is the one below it, so everything home is settled.
+    /// docs/correctness.md proves that such cards never need to be taken back.
+    pub fn settled_heights(&self, rules: &Variant) -> [u8; 4] {
+        let mut settled = self.home;
+        if rules.same_suit {
+            return settled;
+        }
+        // Lowering one suit can lower the other colour's, and that this one again; it
+        // settles within a few rounds (each round lowers some suit or ends).
+        loop {
+            let mut changed = false;
+            for suit in 0..4u8 {
+                let (o1, o2) = other_colour(suit);
+                let most = settled[o1].min(settled[o2]) + 1;
+                if settled[usize::from(suit)] > most {
+                    settled[usize::from(suit)] = most;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return settled;
+            }
+        }
     }
 
     pub fn first_empty_cell(&self, rules: &Variant) -> Option<usize> {
@@ -313,7 +361,11 @@ impl Position {
             Place::Cell(i) => {
                 moving[0] = std::mem::replace(&mut self.cells[usize::from(i)], NO_CARD);
             }
-            Place::Home => unreachable!("cards never leave the foundations"),
+            Place::Foundation(suit) => {
+                moving[0] = self.foundation_top(suit).index();
+                self.home[usize::from(suit)] -= 1;
+            }
+            Place::Home => unreachable!("a card is taken back from one foundation, Place::Foundation"),
         }
         self.put(m.to, &moving[..n]);
     }
@@ -327,8 +379,13 @@ impl Position {
                 self.lens[i] += cards.len() as u8;
             }
             Place::Cell(i) => self.cells[usize::from(i)] = cards[0],
-            Place::Home => self.home[usize::from(card(cards[0]).suit())] += 1,
+            Place::Home | Place::Foundation(_) => self.home[usize::from(card(cards[0]).suit())] += 1,
         }
+    }
+
+    /// The top card of foundation `suit`, which must hold one.
+    fn foundation_top(&self, suit: u8) -> Card {
+        card((self.home[usize::from(suit)] - 1) * 4 + suit)
     }
 
     /// Plays a generated move and says which card led it.
@@ -346,7 +403,8 @@ impl Position {
                 card(self.cols[i][self.len(i) - usize::from(m.count)])
             }
             Place::Cell(i) => card(self.cells[usize::from(i)]),
-            Place::Home => unreachable!("cards never leave the foundations"),
+            Place::Foundation(suit) => self.foundation_top(suit),
+            Place::Home => unreachable!("a card is taken back from one foundation, Place::Foundation"),
         }
     }
 
@@ -366,6 +424,7 @@ impl Position {
                 self.home[usize::from(p.card.suit())] -= 1;
                 moving[0] = p.card.index();
             }
+            Place::Foundation(_) => unreachable!("cards are taken back from foundations, never put on one"),
         }
         self.put(p.m.from, &moving[..n]);
     }
@@ -450,7 +509,7 @@ impl Position {
                     touched |= 1 << i;
                 }
                 Place::Cell(_) => fp = fp.wrapping_sub(t.cell[usize::from(p.card.index())]),
-                Place::Home => {}
+                Place::Home | Place::Foundation(_) => {}
             }
             match p.m.to {
                 Place::Column(i) => {
@@ -459,7 +518,7 @@ impl Position {
                     touched |= 1 << i;
                 }
                 Place::Cell(_) => fp = fp.wrapping_add(t.cell[usize::from(p.card.index())]),
-                Place::Home => {}
+                Place::Home | Place::Foundation(_) => {}
             }
         }
         while touched != 0 {
@@ -499,6 +558,17 @@ fn run_length_up_to(rules: &Variant, cards: &[u8], most: usize) -> usize {
 #[inline]
 fn card(c: u8) -> Card {
     Card::from_index(c).unwrap_or_else(|| unreachable!("no card {c}"))
+}
+
+/// The two suits of the other colour, suits in CDHS order (clubs and spades black,
+/// diamonds and hearts red).
+#[inline]
+fn other_colour(suit: u8) -> (usize, usize) {
+    if suit == 0 || suit == 3 {
+        (1, 2)
+    } else {
+        (0, 3)
+    }
 }
 
 // --- fingerprints ---------------------------------------------------------------------------
@@ -748,6 +818,138 @@ mod tests {
         assert!(!s.safe_to_foundation(&Variant::FREECELL, c("5H"))); // C 2 < 5-2
     }
 
+    /// The settled cards by their definition: the largest set of cards home holding the
+    /// bottom of each foundation and every card that fits on each of its cards, found
+    /// by striking out, until none is left, any card whose suit is struck below it or
+    /// a card fitting on which is not in the set.
+    fn settled_by_definition(rules: &Variant, home: [u8; 4]) -> [u8; 4] {
+        let mut set: Vec<Card> = (0..52u8)
+            .map(|i| Card::from_index(i).unwrap())
+            .filter(|c| c.rank() <= home[usize::from(c.suit())])
+            .collect();
+        loop {
+            let keep = |c: &Card| {
+                (1..c.rank()).all(|r| set.iter().any(|x| x.suit() == c.suit() && x.rank() == r))
+                    && children(rules, *c).iter().all(|x| set.contains(x))
+            };
+            let next: Vec<Card> = set.iter().copied().filter(keep).collect();
+            if next.len() == set.len() {
+                return [0, 1, 2, 3].map(|s| set.iter().filter(|c| c.suit() == s).count() as u8);
+            }
+            set = next;
+        }
+    }
+
+    #[test]
+    fn settled_heights_follow_their_definition() {
+        let mut s = ms1();
+        for rules in [Variant::FREECELL, Variant { same_suit: true, ..Variant::FREECELL }] {
+            let takeback = Variant { takeback: true, ..rules };
+            for code in (0..14u32.pow(4)).step_by(7) {
+                let home = [0, 1, 2, 3].map(|i| (code / 14u32.pow(i) % 14) as u8);
+                s.home = home;
+                assert_eq!(s.settled_heights(&takeback), settled_by_definition(&takeback, home), "{home:?}");
+            }
+        }
+        // Hearts at 9 but clubs at 3: 4H..9H may be wanted back for 3C..8C, 3S..8S.
+        s.home = [3, 13, 9, 13];
+        assert_eq!(s.settled_heights(&Variant { takeback: true, ..Variant::FREECELL }), [3, 4, 4, 5]);
+    }
+
+    #[test]
+    fn under_takeback_a_card_is_safe_only_when_what_fits_on_it_is_settled() {
+        let takeback = Variant { takeback: true, ..Variant::FREECELL };
+        let c = |t: &str| Card::parse(t).unwrap();
+        let mut s = ms1();
+        s.home = [1, 1, 1, 0];
+        assert!(s.safe_to_foundation(&takeback, c("AS")));
+        assert!(s.safe_to_foundation(&takeback, c("2C")), "both red aces are home");
+        s.home = [1, 1, 0, 0];
+        assert!(!s.safe_to_foundation(&takeback, c("2C")), "AH may still want to go on it");
+        assert!(s.safe_to_foundation(&Variant::FREECELL, c("2C")), "the classic rule sends 2s home always");
+        s.home = [4, 4, 4, 4];
+        assert!(s.safe_to_foundation(&takeback, c("5H")), "4C and 4S are home and settled");
+        s.home = [4, 4, 4, 3];
+        assert!(!s.safe_to_foundation(&takeback, c("5H")), "4S is in play");
+        assert!(s.safe_to_foundation(&Variant::FREECELL, c("5H")), "the classic rule: 4S is clear");
+        // With diamonds at 1, clubs and spades are settled only to 2 (3C and 3S may be
+        // wanted back for 2D to go on), so 4C and 4S may be too, and 5H is not safe.
+        s.home = [4, 1, 4, 4];
+        assert!(!s.safe_to_foundation(&takeback, c("5H")));
+    }
+
+    #[test]
+    fn cards_taken_back_come_off_the_foundation_and_return_on_undo() {
+        let takeback = Variant { takeback: true, ..Variant::FREECELL.with_cells(1) };
+        // Home: AC, every diamond, AH to 3H, AS 2S. Settled: clubs to A, the rest to 2
+        // (2C is in play and may want 3D or 3H back to go on), so 3H and KD may come back.
+        let mut cols = columns(
+            "4H 4S\n5H 4C\n2C 3C\n5C 6C 7C 8C\n9C TC JC QC KC\n6H 7H 8H 9H TH\nJH QH KH 3S 5S\n\
+             6S 7S 8S 9S TS JS QS KS",
+        );
+        cols.resize(8, vec![]);
+        let mut s = Position::new(&takeback, &cols, &[None], [1, 13, 3, 2]).unwrap();
+        assert_eq!(s.settled_heights(&takeback), [1, 2, 2, 2]);
+        let before = s.clone();
+        let mut out = vec![];
+        crate::moves::generate(&s, &takeback, false, &mut out);
+        let mut names: Vec<String> = out.iter().map(|m| m.to_string()).filter(|n| n.starts_with('h')).collect();
+        names.sort();
+        assert_eq!(names, ["hda", "hh1", "hh2", "hha"]);
+        let mut classic = vec![];
+        crate::moves::generate(&s, &Variant { takeback: false, ..takeback }, false, &mut classic);
+        assert_eq!(classic.len() + 4, out.len());
+
+        let m = Move::new(Place::Foundation(2), Place::Column(1), 1);
+        let h = s.hashes(&takeback);
+        let p = s.play(m);
+        assert_eq!(p.card, Card::parse("3H").unwrap());
+        assert_eq!(s.home(), [1, 13, 2, 2]);
+        assert_eq!(s.top(1), Some(p.card));
+        assert_eq!(s.fingerprint_after(&before, &h, &[p]), s.fingerprint(&takeback));
+        s.undo(p);
+        assert_eq!(s, before);
+    }
+
+    #[test]
+    fn incremental_fingerprint_matches_the_full_one_along_random_walks_with_takeback() {
+        let rules = Variant { takeback: true, ..Variant::FREECELL.with_cells(2) };
+        let mut rng = 0xBAC_u64;
+        let mut taken_back = 0;
+        for _ in 0..50 {
+            let mut s = ms1();
+            for _ in 0..300 {
+                let mut moves = vec![];
+                crate::moves::generate(&s, &rules, true, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                // Foundation moves and take-backs first when there are some: they are rare.
+                let pick: Vec<Move> = moves
+                    .iter()
+                    .copied()
+                    .filter(|m| matches!(m.from, Place::Foundation(_)) || m.to == Place::Home)
+                    .collect();
+                let pool = if !pick.is_empty() && rng.is_multiple_of(2) { &pick } else { &moves };
+                let m = pool[(rng >> 8) as usize % pool.len()];
+                taken_back += usize::from(matches!(m.from, Place::Foundation(_)));
+                let before = s.clone();
+                let h = before.hashes(&rules);
+                let mut played = vec![s.play(m)];
+                s.autoplay_after(&rules, m, &mut played);
+                assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(&rules), "{m}");
+                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(&rules), "{m}");
+                let mut back = s.clone();
+                for &p in played.iter().rev() {
+                    back.undo(p);
+                }
+                assert_eq!(back, before, "{m}");
+            }
+        }
+        assert!(taken_back > 50, "only {taken_back} take-backs played");
+    }
+
     #[test]
     fn autoplay_on_deal_one_sends_nothing_home() {
         let mut s = ms1();
@@ -762,5 +964,7 @@ mod tests {
         assert_eq!(Move::new(Place::Cell(7), Place::Column(9), 1).to_string(), "i0");
         assert_eq!(Move::new(Place::Column(1), Place::Column(5), 4).to_string(), "26v4");
         assert_eq!(Move::new(Place::Column(0), Place::Home, 1).to_string(), "1h");
+        assert_eq!(Move::new(Place::Foundation(3), Place::Column(2), 1).to_string(), "hs3");
+        assert_eq!(Move::new(Place::Foundation(1), Place::Cell(0), 1).to_string(), "hda");
     }
 }

@@ -18,8 +18,15 @@ struct PyVariant(Variant);
 #[pymethods]
 impl PyVariant {
     #[new]
-    #[pyo3(signature = (*, cells, columns, same_suit=false, kings_only=false, sequence_moves="supermove"))]
-    fn new(cells: usize, columns: usize, same_suit: bool, kings_only: bool, sequence_moves: &str) -> PyResult<Self> {
+    #[pyo3(signature = (*, cells, columns, same_suit=false, kings_only=false, sequence_moves="supermove", takeback=false))]
+    fn new(
+        cells: usize,
+        columns: usize,
+        same_suit: bool,
+        kings_only: bool,
+        sequence_moves: &str,
+        takeback: bool,
+    ) -> PyResult<Self> {
         let sequence_moves = match sequence_moves {
             "supermove" => SequenceMoves::Supermove,
             "single" => SequenceMoves::Single,
@@ -29,13 +36,13 @@ impl PyVariant {
         if cells > MAX_CELLS || !(4..=MAX_COLUMNS).contains(&columns) {
             return Err(PyValueError::new_err("cells must be 0..8 and columns 4..10"));
         }
-        Ok(PyVariant(Variant { cells, columns, same_suit, kings_only, sequence_moves }))
+        Ok(PyVariant(Variant { cells, columns, same_suit, kings_only, sequence_moves, takeback }))
     }
 
     fn __repr__(&self) -> String {
         let v = &self.0;
         format!(
-            "Variant(cells={}, columns={}, same_suit={}, kings_only={}, sequence_moves={:?})",
+            "Variant(cells={}, columns={}, same_suit={}, kings_only={}, sequence_moves={:?}, takeback={})",
             v.cells,
             v.columns,
             if v.same_suit { "True" } else { "False" },
@@ -44,7 +51,8 @@ impl PyVariant {
                 SequenceMoves::Supermove => "supermove",
                 SequenceMoves::Single => "single",
                 SequenceMoves::Relaxed => "relaxed",
-            }
+            },
+            if v.takeback { "True" } else { "False" },
         )
     }
 }

@@ -51,11 +51,21 @@ pub struct Variant {
     /// Only kings may fill an empty column.
     pub kings_only: bool,
     pub sequence_moves: SequenceMoves,
+    /// The top card of a foundation may be taken back onto a column or into a cell
+    /// (the FreeCell Solitaire app's rule). Safe automatic moves then follow the
+    /// stricter rule `Position::safe_to_foundation` gives for it.
+    pub takeback: bool,
 }
 
 impl Variant {
-    pub const FREECELL: Variant =
-        Variant { cells: 4, columns: 8, same_suit: false, kings_only: false, sequence_moves: SequenceMoves::Supermove };
+    pub const FREECELL: Variant = Variant {
+        cells: 4,
+        columns: 8,
+        same_suit: false,
+        kings_only: false,
+        sequence_moves: SequenceMoves::Supermove,
+        takeback: false,
+    };
 
     pub fn with_cells(self, cells: usize) -> Variant {
         Variant { cells, ..self }

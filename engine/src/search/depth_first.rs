@@ -33,11 +33,14 @@ struct Frame {
 
 /// A move in two bytes (five bits each for where from and where to, five for the
 /// count), as the depth-first path keeps its untried moves: paths millions of levels
-/// deep hold tens of millions of them.
+/// deep hold tens of millions of them. Places are numbered columns 0..10, cells
+/// 10..18, foundations (as a take-back's source) 18..22, and 31 the foundations as a
+/// destination.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct PackedMove(u16);
 
-const _: () = assert!(crate::position::MAX_HEIGHT < 32 && crate::variant::MAX_COLUMNS + crate::variant::MAX_CELLS < 31);
+const _: () =
+    assert!(crate::position::MAX_HEIGHT < 32 && crate::variant::MAX_COLUMNS + crate::variant::MAX_CELLS == 18);
 
 impl PackedMove {
     fn pack(m: Move) -> PackedMove {
@@ -45,6 +48,7 @@ impl PackedMove {
             match p {
                 Place::Column(i) => u16::from(i),
                 Place::Cell(i) => 10 + u16::from(i),
+                Place::Foundation(suit) => 18 + u16::from(suit),
                 Place::Home => 31,
             }
         }
@@ -55,6 +59,7 @@ impl PackedMove {
         fn place(bits: u16) -> Place {
             match bits & 31 {
                 31 => Place::Home,
+                i @ 18.. => Place::Foundation((i - 18) as u8),
                 i @ 10.. => Place::Cell((i - 10) as u8),
                 i => Place::Column(i as u8),
             }
@@ -402,7 +407,11 @@ mod tests {
 
     #[test]
     fn packed_moves_unpack_to_themselves() {
-        let places = (0..10).map(Place::Column).chain((0..8).map(Place::Cell)).chain([Place::Home]);
+        let places = (0..10)
+            .map(Place::Column)
+            .chain((0..8).map(Place::Cell))
+            .chain((0..4).map(Place::Foundation))
+            .chain([Place::Home]);
         let places: Vec<Place> = places.collect();
         for &from in &places {
             for &to in &places {

@@ -189,7 +189,7 @@ mod tests {
         match p {
             Place::Cell(i) => s.cell(usize::from(i)).is_none(),
             Place::Column(i) => s.len(usize::from(i)) == 0,
-            Place::Home => false,
+            Place::Home | Place::Foundation(_) => false,
         }
     }
 
