@@ -33,6 +33,7 @@ class Variant:
         same_suit: bool = False,
         kings_only: bool = False,
         sequence_moves: str = "supermove",
+        takeback: bool = False,
     ) -> Variant: ...
 
 def generate_moves(

@@ -1,4 +1,4 @@
-"""Standard solution notation: `3a`, `a5`, `1h`, `54`, `26v4`, parsed to Move and printed back."""
+"""Standard solution notation: `3a`, `a5`, `1h`, `54`, `26v4` (and `hs3` for a take-back), parsed and printed back."""
 
 from __future__ import annotations
 
@@ -16,12 +16,18 @@ COLUMN, CELL, FOUNDATION = "column", "cell", "foundation"
 COLUMN_SYMBOLS = "1234567890"
 CELL_SYMBOLS = "abcdefgi"
 FOUNDATION_SYMBOL = "h"
+# Under the take-back rule a card may leave a foundation, which the standard notation
+# never needed: `h` and the suit's letter name the foundation it leaves, `hs3` taking
+# the top spade back onto column 3 and `hda` the top diamond into cell a. A standard
+# move never starts with `h`, so the two cannot be confused.
+SUIT_SYMBOLS = "cdhs"
 
-_MOVE_RE = re.compile(r"([0-9a-gi])([0-9a-gih])(?:v([0-9a-f]+))?")
+_MOVE_RE = re.compile(r"(h[cdhs]|[0-9a-gi])([0-9a-gih])(?:v([0-9a-f]+))?")
 
 
 class Move(NamedTuple):
-    """One move: from a column or cell to a column, cell or the foundation.
+    """One move: from a column or cell to a column, cell or the foundation; or, under
+    the take-back rule, from a foundation (its index the suit, 0..3 in CDHS order).
 
     Indexes are 0-based. `count` is the number of cards for a column-to-column
     move, or None when the notation left it to be inferred.
@@ -48,15 +54,23 @@ def _place_symbol(kind: str, index: int) -> str:
     return FOUNDATION_SYMBOL
 
 
+def _source_symbol(kind: str, index: int) -> str:
+    if kind == FOUNDATION:
+        return FOUNDATION_SYMBOL + SUIT_SYMBOLS[index]
+    return _place_symbol(kind, index)
+
+
 def format_move(move: Move) -> str:
     """Standard notation; a multi-card move carries its size, `26v4`, as fc-solve -snx does."""
-    text = _place_symbol(move.source_kind, move.source) + _place_symbol(move.dest_kind, move.dest)
+    text = _source_symbol(move.source_kind, move.source) + _place_symbol(move.dest_kind, move.dest)
     if move.count is not None and move.count > 1:
         text += f"v{move.count:x}"
     return text
 
 
 def _place(symbol: str) -> tuple[str, int]:
+    if len(symbol) == 2:  # a foundation as a take-back's source
+        return FOUNDATION, SUIT_SYMBOLS.index(symbol[1])
     if symbol in COLUMN_SYMBOLS:
         return COLUMN, COLUMN_SYMBOLS.index(symbol)
     if symbol in CELL_SYMBOLS:
@@ -74,7 +88,8 @@ def parse_move(token: str) -> Move:
     if m is None:
         raise NotationError(
             f"{quote(token)} is not a move; moves look like 3a, a5, 1h, 54 or 26v4 "
-            "(columns 1-9 and 0 for the tenth, cells a-g and i, h for the foundation)"
+            "(columns 1-9 and 0 for the tenth, cells a-g and i, h for the foundation), "
+            "or hs3 to take the top spade back off its foundation"
         )
     source_kind, source = _place(m.group(1))
     dest_kind, dest = _place(m.group(2))

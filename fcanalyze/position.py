@@ -1,4 +1,4 @@
-"""The referee's position and its rules: legal moves, applying a move, safe foundation moves, winning.
+"""The referee's position and its rules: legal moves, applying a move, take-back, safe foundation moves, winning.
 
 This is pure Python and deliberately shares no code with the Rust engine, so that it
 can check the engine's solutions independently. The engine's counterparts carry the
@@ -12,7 +12,7 @@ import functools
 
 from .board import Board
 from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF, card_text, make_card
-from .notation import CELL, CELL_SYMBOLS, COLUMN, FOUNDATION, Move, format_move
+from .notation import CELL, CELL_SYMBOLS, COLUMN, FOUNDATION, SUIT_SYMBOLS, Move, format_move
 from .variant import Build, EmptyColumn, SequenceMoves, Variant
 
 KING = 13
@@ -107,16 +107,39 @@ class Position:
         True when the card may go home and every card that could ever be placed on
         it is already home: for alternating colours, both cards of the other colour
         one rank lower (so aces always); for same-suit building, the card below it
-        in its suit, which is home already whenever the card may go.
+        in its suit, which is home already whenever the card may go. Under take-back
+        those cards must also be settled (`settled_heights`), as they could come back.
         """
         if not self.can_go_home(card):
             return False
         rank = RANK_OF[card]
         if rank <= 1 or self._suited:
             return True
-        home = self.board.foundations
+        home = self.settled_heights() if self.variant.takeback else self.board.foundations
         red = RED_OF[card]
         return all(home[s] >= rank - 1 for s in range(4) if RED_OF[make_card(1, s)] != red)
+
+    def settled_heights(self) -> list[int]:
+        """How far up each foundation no win ever needs its cards back under take-back.
+
+        The settled cards are the largest set of cards home that holds the bottom of
+        every foundation and, with each card, every card that could be placed on it
+        (docs/correctness.md proves no win needs them back). Under same-suit building
+        that is every card home; for alternating colours a suit is settled up to one
+        rank above the lower settled suit of the other colour.
+        """
+        settled = list(self.board.foundations)
+        if self._suited:
+            return settled
+        changed = True
+        while changed:
+            changed = False
+            for suit in range(4):
+                others = [settled[s] for s in range(4) if RED_OF[make_card(1, s)] != RED_OF[make_card(1, suit)]]
+                if settled[suit] > min(others) + 1:
+                    settled[suit] = min(others) + 1
+                    changed = True
+        return settled
 
     # --- checking and applying moves ------------------------------------------------
 
@@ -144,7 +167,7 @@ class Position:
                 raise IllegalMove(f"free cell {_cell_name(src)} is empty")
             top = in_cell
         else:
-            raise IllegalMove("cards never leave the foundations")
+            return self._check_takeback(move)
 
         if dest_kind != COLUMN or kind == CELL:
             if count is not None and count != 1:
@@ -211,6 +234,32 @@ class Position:
                 )
         return count
 
+    def _check_takeback(self, move: Move) -> int:
+        """check() for a card taken back off a foundation: 1 if legal, else IllegalMove."""
+        board, v = self.board, self.variant
+        if not v.takeback:
+            raise IllegalMove("cards never leave the foundations (only under takeback=yes)")
+        suit = move.source
+        name = f"foundation h{SUIT_SYMBOLS[suit]}"
+        if board.foundations[suit] == 0:
+            raise IllegalMove(f"{name} is empty")
+        if move.count is not None and move.count != 1:
+            raise IllegalMove("only one card at a time can come off a foundation")
+        card = make_card(board.foundations[suit], suit)
+        if move.dest_kind == FOUNDATION:
+            raise IllegalMove(f"{card_text(card)} taken back off {name} must go onto a column or into a free cell")
+        if move.dest_kind == CELL:
+            if move.dest >= v.cells:
+                raise IllegalMove(f"there is no free cell {_cell_name(move.dest)} ({v.cells} free cells)")
+            if board.cells[move.dest] is not None:
+                held = card_text(board.cells[move.dest] or 0)
+                raise IllegalMove(f"free cell {_cell_name(move.dest)} already holds {held}")
+            return 1
+        if move.dest >= v.columns:
+            raise IllegalMove(f"there is no column {move.dest + 1} ({v.columns} columns)")
+        self._check_lands(card, board.columns[move.dest], move.dest)
+        return 1
+
     def _check_lands(self, card: int, target: list[int], dst: int) -> None:
         if target:
             if not self.fits_on(card, target[-1]):
@@ -235,6 +284,9 @@ class Position:
             return
         if kind == COLUMN:
             card = board.columns[src].pop()
+        elif kind == FOUNDATION:
+            card = make_card(board.foundations[src], src)
+            board.foundations[src] -= 1
         else:
             in_cell = board.cells[src]
             assert in_cell is not None, "check() found the move legal"
@@ -257,6 +309,8 @@ class Position:
         sources: list[tuple[str, int, int]] = [(COLUMN, i, col[-1]) for i, col in enumerate(board.columns) if col] + [
             (CELL, i, c) for i, c in enumerate(board.cells) if c is not None
         ]
+        if self.variant.takeback:
+            sources += [(FOUNDATION, s, make_card(h, s)) for s, h in enumerate(board.foundations) if h]
 
         for kind, src, card in sources:
             if self.can_go_home(card):
@@ -269,9 +323,9 @@ class Position:
             for dst, target in enumerate(board.columns):
                 if kind == COLUMN and dst == src:
                     continue
-                if kind == CELL:
+                if kind != COLUMN:
                     if self.fits_on(card, target[-1]) if target else self._may_fill(card):
-                        moves.append(Move(CELL, src, COLUMN, dst, 1))
+                        moves.append(Move(kind, src, COLUMN, dst, 1))
                     continue
                 limit = self.sequence_move_limit(dst)
                 for k in range(1, min(run, limit) + 1):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .board import Board
 from .errors import NotationError
 from .inputs import quote
-from .notation import CELL, COLUMN, Move, parse_move, solution_tokens
+from .notation import CELL, COLUMN, FOUNDATION, Move, parse_move, solution_tokens
 from .position import IllegalMove, Position
 from .scoring import score
 from .variant import SequenceMoves, Variant
@@ -68,9 +68,11 @@ def replay(
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     check, carry_out = position.check, position.carry_out
     home_at_start = board.cards_home()
-    # Cards never leave the foundations, so the cards sent home are the difference in
-    # what is home; only the cards played out of the cells are counted move by move.
-    multi = card_moves = out_of_cells = 0
+    # The cards sent home are the difference in what is home, plus one for each card
+    # taken back (which scores nothing, and earns its 10 again when it goes back home);
+    # only the cards played out of the cells and off the foundations are counted move
+    # by move.
+    multi = card_moves = out_of_cells = taken_back = 0
     for number, item in enumerate(items, start=1):
         try:
             move = parse_move(item) if isinstance(item, str) else item
@@ -78,8 +80,11 @@ def replay(
             if count == 1:
                 carry_out(move, 1)
                 card_moves += 1
-                if move.source_kind == CELL and move.dest_kind == COLUMN:
-                    out_of_cells += 1
+                source_kind = move.source_kind
+                if source_kind == CELL:
+                    out_of_cells += move.dest_kind == COLUMN
+                elif source_kind == FOUNDATION:
+                    taken_back += 1
                 continue
             multi += 1
             if not expand:
@@ -97,10 +102,10 @@ def replay(
                 out_of_cells += from_cells
                 carry_out(move, count)
         except (NotationError, IllegalMove) as e:
-            points = score(position.board.cards_home() - home_at_start, out_of_cells)
+            points = score(position.board.cards_home() - home_at_start + taken_back, out_of_cells)
             return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e), score=points)
     moves = len(items)
-    points = score(position.board.cards_home() - home_at_start, out_of_cells)
+    points = score(position.board.cards_home() - home_at_start + taken_back, out_of_cells)
     if position.is_won():
         return Verdict(True, moves, multi, card_moves, score=points)
     left = 52 - position.board.cards_home()

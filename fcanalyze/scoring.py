@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 # Points per single-card move. Every other move (into a cell, column to column, and a
-# card taken back off a foundation) scores 0. The app takes an undone move's points
-# back and never lets the score fall below zero; a recorded solution has no undos and
-# no move that loses points, so its score is the plain sum.
+# card taken back off a foundation) scores 0; a card taken back earns its 10 again when
+# it goes home again, as the rules page counts it. The app takes an undone move's
+# points back and never lets the score fall below zero; a recorded solution has no
+# undos and no move that loses points, so its score is the plain sum.
 TO_FOUNDATION = 10
 FROM_CELL_TO_TABLEAU = 5
 # How reports name it.

@@ -65,6 +65,7 @@ def engine_variant(rules: Variant) -> _engine.Variant:
         same_suit=rules.build is Build.SUIT,
         kings_only=rules.empty_column is EmptyColumn.KINGS,
         sequence_moves=rules.sequence_moves.value,
+        takeback=rules.takeback,
     )
 
 

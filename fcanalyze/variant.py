@@ -1,4 +1,4 @@
-"""Rule variants: free cells, columns, how columns build, what fills an empty column, sequence moves, the layout dealt."""
+"""Rule variants: free cells, columns, how columns build, what fills an empty column, sequence moves, take-back, the layout."""
 
 from __future__ import annotations
 
@@ -53,6 +53,9 @@ class Variant:
     empty_column: EmptyColumn = EmptyColumn.ANY
     sequence_moves: SequenceMoves = SequenceMoves.SUPERMOVE
     layout: Layout = Layout.TABLEAU
+    # The top card of a foundation may be taken back onto a column or into a free cell
+    # (the FreeCell Solitaire app, seed 003); docs/rules.md gives its notation.
+    takeback: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.cells, int) or not MIN_CELLS <= self.cells <= MAX_CELLS:
@@ -64,6 +67,7 @@ class Variant:
         object.__setattr__(self, "empty_column", _enum(EmptyColumn, self.empty_column, "empty"))
         object.__setattr__(self, "sequence_moves", _enum(SequenceMoves, self.sequence_moves, "moves"))
         object.__setattr__(self, "layout", _enum(Layout, self.layout, "deal"))
+        object.__setattr__(self, "takeback", _yes_no(self.takeback, "takeback"))
         if self.dealt_to_cells > self.cells:
             raise VariantError(
                 f"{_canonical_name(self)} deals {self.dealt_to_cells} cards into the free cells, so it needs at "
@@ -108,9 +112,10 @@ class Variant:
         """A variant from a preset name and optional overrides.
 
         Examples: `freecell`, `bakers-game`, `relaxed-freecell`, `seahaven`, `eight-off`,
-        `freecell,columns=10,empty=kings`, `build=suit,moves=single`.
+        `freecell,takeback=yes`, `freecell,columns=10,empty=kings`, `build=suit,moves=single`.
         Keys: columns (4..10), build (alternate|suit), empty (any|kings),
-        moves (supermove|single|relaxed), deal (tableau|reserve), cells (0..8).
+        moves (supermove|single|relaxed), deal (tableau|reserve), takeback (yes|no),
+        cells (0..8).
         """
         parts = [p.strip() for p in spec.split(",") if p.strip()]
         if not parts:
@@ -153,6 +158,14 @@ def _with_cells(variant: Variant, cells: int) -> Variant:
     return replace(variant, cells=cells)
 
 
+def _yes_no(value: object, key: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in ("yes", "no"):
+        return value == "yes"
+    raise VariantError(f"{key} must be yes or no, got {quote(value)}")
+
+
 def _enum(kind, value, key):
     try:
         return kind(value)
@@ -168,6 +181,7 @@ _KEYS = {
     "empty": "empty_column",
     "moves": "sequence_moves",
     "deal": "layout",
+    "takeback": "takeback",
 }
 _KEY_OF_FIELD = {field: key for key, field in _KEYS.items()}
 
@@ -192,10 +206,11 @@ def _overrides(preset_rules: dict[str, object], variant: Variant) -> list[tuple[
     """The key=value settings that turn `preset_rules` into `variant` (cells aside)."""
     base = Variant(**preset_rules)  # type: ignore[arg-type]
     out = []
-    for field in ("columns", "build", "empty_column", "sequence_moves", "layout"):
+    for field in ("columns", "build", "empty_column", "sequence_moves", "layout", "takeback"):
         mine, theirs = getattr(variant, field), getattr(base, field)
         if mine != theirs:
-            out.append((_KEY_OF_FIELD[field], str(getattr(mine, "value", mine))))
+            text = ("yes" if mine else "no") if isinstance(mine, bool) else str(getattr(mine, "value", mine))
+            out.append((_KEY_OF_FIELD[field], text))
     return out
 
 

@@ -6,6 +6,8 @@ first empty column: others give the same position up to order), so after that
 normalisation its moves must be exactly the referee's legal single-card moves, less
 the ones that cannot change the position (cell to cell, a whole column into an
 empty one). Under the relaxed rule, run moves are real moves and must match too.
+Under take-back the engine leaves out settled cards (no win needs them back; the
+referee's own `settled_heights` says which they are), and must offer every other.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import random
 import pytest
 
 from fcanalyze import Variant, _engine, microsoft_deal
-from fcanalyze.notation import CELL, COLUMN, parse_move
+from fcanalyze.notation import CELL, COLUMN, FOUNDATION, parse_move
 from fcanalyze.position import Position
 from fcanalyze.solving import engine_variant
 from fcanalyze.variant import SequenceMoves
@@ -29,9 +31,12 @@ def engine_moves(pos: Position) -> set:
 
 def referee_moves(pos: Position) -> set:
     relaxed = pos.variant.sequence_moves is SequenceMoves.RELAXED
+    settled = pos.settled_heights()
     out = set()
     for m in pos.legal_moves():
         if m.source_kind == CELL and m.dest_kind == CELL:
+            continue
+        if m.source_kind == FOUNDATION and pos.board.foundations[m.source] <= settled[m.source]:
             continue
         if (
             m.dest_kind == COLUMN
@@ -68,19 +73,30 @@ def normalise(pos: Position, m) -> tuple:
         ("relaxed-freecell", 2),
         ("single-move-freecell,columns=10", 3),
         ("freecell,columns=5", 4),
+        ("freecell,takeback=yes", 2),
+        ("freecell,takeback=yes", 0),
+        ("freecell,takeback=yes,empty=kings", 1),
+        ("bakers-game,takeback=yes", 3),
     ],
 )
 def test_engine_tries_every_legal_move(spec, cells):
     variant = Variant.parse(spec, cells=cells)
     rng = random.Random(f"{spec}:{cells}")
-    positions = 0
+    positions = offering_takebacks = 0
     for deal in (1, 617, 11982, 28140, 2**31 + 3, 2**32 + 9, 8589934591):
         pos = Position(microsoft_deal(deal, variant), variant)
         for _ in range(80):
-            assert engine_moves(pos) == referee_moves(pos), (deal, pos.board)
+            expected = referee_moves(pos)
+            assert engine_moves(pos) == expected, (deal, pos.board)
             positions += 1
+            offering_takebacks += any(m[0] == FOUNDATION for m in expected)
             legal = pos.legal_moves()
             if not legal:
                 break
-            pos.apply(rng.choice(legal))
+            # Half the time a foundation move or a take-back when there is one, so
+            # that walks reach positions with cards home to take back.
+            rare = [m for m in legal if FOUNDATION in (m.source_kind, m.dest_kind)]
+            pos.apply(rng.choice(rare if rare and rng.random() < 0.5 else legal))
     assert positions >= 40  # walks with few cells get stuck sooner
+    if variant.takeback and variant.build.value == "alternate":
+        assert offering_takebacks >= 10, offering_takebacks
