@@ -579,7 +579,7 @@ def export(dataset_dir, output):
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("dataset_dir", metavar="DIR")
+@click.argument("datasets", metavar="DIR...", nargs=-1, required=True)
 @click.option(
     "--out",
     "-o",
@@ -595,7 +595,7 @@ def export(dataset_dir, output):
     show_default=True,
     help="How many hardest deals to list per cell count.",
 )
-def report(dataset_dir, out, top):
+def report(datasets, out, top):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
     Prints, per variant and cell count, the verdict counts, the solvable share,
@@ -603,13 +603,18 @@ def report(dataset_dir, out, top):
     and lost with fewer; how many cells each deal needs at fewest; the hardest
     deals; and, when DIR holds all of deals 1..32,000, the published counts
     beside the measured ones. Disagreements are flagged with '!!!'.
+
+    DIR is a sweep's directory or a single Parquet file (like the shipped table).
+    Several are read as one: 'report data/microsoft-32000.parquet tb/' sets a
+    take-back sweep (--variant freecell,takeback=yes) beside the classic table,
+    with a table of the deals only take-back wins.
     """
     from .report import Report
 
-    built = Report.build(dataset_dir, top=top)
+    built = Report.build(list(datasets), top=top)
     click.echo(built.terminal())
     if out is not None:
-        written = built.write(out, source=str(dataset_dir))
+        written = built.write(out, source=" + ".join(datasets))
         click.echo(
             f"\nwrote {len(written)} files to {out}: report.md, tables as CSV and Parquet, "
             + ", ".join(p.name for p in written if p.suffix == ".png")

@@ -164,8 +164,32 @@ def min_cells(report, path: Path) -> Path:
     return _save(fig, path)
 
 
+def takeback(report, path: Path) -> Path:
+    """Bars: deals won without take-back and with it, per cell count and take-back variant."""
+    table = report.takeback
+    variants = sorted(table["variant"].unique())
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    bars = [(v, rule) for v in variants for rule in ("won_without", "won_with")]
+    width = 0.8 / len(bars)
+    for i, (variant, rule) in enumerate(bars):
+        rows = table[table["variant"] == variant].sort_values("cells")
+        xs = [c + (i - (len(bars) - 1) / 2) * width for c in rows["cells"]]
+        label = f"{variant}: " + ("without take-back" if rule == "won_without" else "with take-back")
+        drawn = ax.bar(xs, rows[rule], width=width, label=label, hatch="" if rule == "won_without" else "//")
+        for bar, won, gained in zip(drawn, rows[rule], rows["won_only_with_takeback"]):
+            note = f"{won:,}" + (f"\n(+{gained:,})" if rule == "won_with" else "")
+            ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+    _cell_axis(ax, sorted(int(k) for k in table["cells"].unique()))
+    ax.set_xlabel("free cells")
+    ax.set_ylabel("deals won")
+    ax.set_ylim(0, 1.2 * max(table["decided_both_ways"].max(), 1))
+    ax.set_title("Deals won with and without foundation take-back")
+    ax.legend(fontsize=8, loc="upper left")
+    return _save(fig, path)
+
+
 def draw_all(report, out: Path) -> list[Path]:
-    """The four plots, in the order report.md shows them."""
+    """The plots, in the order report.md shows them (take-back's last, when there is one)."""
     return [
         solvable_share(report, out / "solvable_share.png"),
         _box_by_cells(
@@ -188,4 +212,4 @@ def draw_all(report, out: Path) -> list[Path]:
             solved_only=False,
         ),
         min_cells(report, out / "min_cells.png"),
-    ]
+    ] + ([takeback(report, out / "takeback.png")] if len(report.takeback) else [])

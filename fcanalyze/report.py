@@ -1,11 +1,12 @@
-"""Reports on a sweep's dataset: difficulty per cell count, deals lost as cells go, the fewest cells a deal needs."""
+"""Reports on sweeps' datasets: difficulty per cell count, deals lost as cells go, the fewest cells, take-back's gain."""
 
 from __future__ import annotations
 
 import functools
 import os
 import textwrap
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
@@ -32,14 +33,33 @@ _NULLABLE_INTS = {
 }
 
 
-def load(path_or_frame: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
-    """The dataset as a DataFrame (a DataFrame given is returned as is)."""
-    if isinstance(path_or_frame, pd.DataFrame):
-        return path_or_frame
-    # Nullable integers: moves stay 102, not 102.0, though unsolved rows have none.
-    frame = read_dataset(path_or_frame).to_pandas(types_mapper=_NULLABLE_INTS.get)
-    if frame.empty:
-        raise FcanalyzeError(f"{path_or_frame} holds no rows")
+def load(source: str | os.PathLike | pd.DataFrame | Sequence[str | os.PathLike]) -> pd.DataFrame:
+    """The dataset as a DataFrame (a DataFrame given is returned as is).
+
+    Several datasets (a list of paths) are read as one, so that a report can set a
+    sweep beside another: the shipped table beside a take-back sweep, say. A job
+    (variant, deal, cells) found in two of them is refused, as it would count twice.
+    """
+    if isinstance(source, pd.DataFrame):
+        return source
+    paths = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    frames = []
+    for path in paths:
+        # Nullable integers: moves stay 102, not 102.0, though unsolved rows have none.
+        frame = read_dataset(path).to_pandas(types_mapper=_NULLABLE_INTS.get)
+        if frame.empty:
+            raise FcanalyzeError(f"{path} holds no rows")
+        frames.append(frame)
+    if len(frames) == 1:
+        return frames[0]
+    frame = pd.concat(frames, ignore_index=True)
+    repeated = frame.duplicated(["variant", "deal", "cells"], keep=False)
+    if repeated.any():
+        first = frame[repeated].iloc[0]
+        raise FcanalyzeError(
+            f"the job {first['variant']} deal {first['deal']} with {first['cells']} cells is in more than one "
+            f"of {', '.join(map(str, paths))}; report datasets that hold different jobs"
+        )
     return frame
 
 
@@ -210,6 +230,65 @@ def undecided(data) -> pd.DataFrame:
     return out[columns].reset_index(drop=True).astype({"cells": "Int64", "deal": "Int64", "nodes": "Int64"})
 
 
+def _without_takeback(variant: str) -> str | None:
+    """The name of `variant`'s rules without take-back, or None if it has no take-back."""
+    rules = Variant.parse(variant, cells=MAX_CELLS)
+    return replace(rules, takeback=False).name if rules.takeback else None
+
+
+TAKEBACK_COLUMNS = [
+    "variant",
+    "cells",
+    "decided_both_ways",
+    "won_without",
+    "won_with",
+    "won_only_with_takeback",
+    "anomalies",
+]
+
+
+def takeback_comparison(data) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Take-back against the same rules without it, for the jobs run both ways.
+
+    Returns (table, gained). The table has a row per take-back variant and cell count:
+    the deals decided both ways, those won without take-back and with it, those won
+    only with it, and `anomalies`, deals won without take-back but lost with it, which
+    can never be (take-back only adds moves; nonzero means a wrong verdict). `gained`
+    lists the deals won only with take-back.
+    """
+    frame = load(data)
+    table, gained = [], []
+    wide = _verdicts(frame)
+    names = set(frame["variant"].unique())
+    for variant in sorted(names):
+        classic = _without_takeback(variant)
+        if classic is None or classic not in names:
+            continue
+        mine, theirs = wide.loc[variant], wide.loc[classic]
+        for cells in sorted(set(mine.columns) & set(theirs.columns), reverse=True):
+            both = pd.concat([theirs[cells].rename("without"), mine[cells].rename("with")], axis=1, join="inner")
+            both = both[both["without"].isin(DECIDED) & both["with"].isin(DECIDED)]
+            if both.empty:
+                continue
+            only = both[(both["without"] == UNSOLVABLE) & (both["with"] == SOLVED)]
+            table.append(
+                {
+                    "variant": variant,
+                    "cells": int(cells),
+                    "decided_both_ways": len(both),
+                    "won_without": int((both["without"] == SOLVED).sum()),
+                    "won_with": int((both["with"] == SOLVED).sum()),
+                    "won_only_with_takeback": len(only),
+                    "anomalies": int(((both["without"] == SOLVED) & (both["with"] == UNSOLVABLE)).sum()),
+                }
+            )
+            gained += [{"variant": variant, "cells": int(cells), "deal": int(d)} for d in only.index]
+    return (
+        pd.DataFrame(table, columns=TAKEBACK_COLUMNS),
+        pd.DataFrame(gained, columns=["variant", "cells", "deal"]),
+    )
+
+
 def published_comparison(data) -> pd.DataFrame:
     """For each cell count where the dataset holds every classic deal 1..32,000 under
     classic FreeCell rules, the measured counts beside the published ones."""
@@ -369,12 +448,15 @@ class Report:
     hardest: pd.DataFrame
     published: pd.DataFrame
     undecided: pd.DataFrame
+    takeback: pd.DataFrame
+    gained: pd.DataFrame
     top: int = 10
 
     @classmethod
     def build(cls, data, top: int = 10) -> Report:
         frame = load(data)
         table, lost = transitions(frame)
+        takeback, gained = takeback_comparison(frame)
         return cls(
             frame,
             summarize(frame),
@@ -384,6 +466,8 @@ class Report:
             hardest(frame, top),
             published_comparison(frame),
             undecided(frame),
+            takeback,
+            gained,
             top,
         )
 
@@ -423,7 +507,31 @@ class Report:
                     f"CONTRADICTION: {step['anomalies']} deal(s) lost with {step['from_cells']} cells but won with "
                     f"{step['to_cells']} ({step['variant']}); fewer cells can never help"
                 )
+        for row in self.takeback.to_dict("records"):
+            if row["anomalies"]:
+                out.append(
+                    f"CONTRADICTION: {row['anomalies']} deal(s) won without take-back but lost with it "
+                    f"({row['variant']}, {row['cells']} cells); take-back only adds moves"
+                )
         return out
+
+    def takeback_lines(self, markdown: bool) -> list[str]:
+        """The take-back section: the table, and the deals it wins that were lost."""
+        if not len(self.takeback):
+            return []
+        lines = [
+            text_table(self.takeback, markdown=markdown),
+            "",
+        ]
+        for (variant, cells), group in self.gained.groupby(["variant", "cells"], sort=False):
+            deals = [str(d) for d in group["deal"]]
+            more = f" and {len(deals) - 100:,} more (takeback_gains.csv)" if len(deals) > 100 else ""
+            lines.append(
+                f"{'- ' if markdown else ''}{variant}, {cells} cells, won only with take-back ({len(deals):,}): "
+                + ", ".join(deals[:100])
+                + more
+            )
+        return lines
 
     def terminal(self) -> str:
         """The report for a terminal: every table fits 100 columns."""
@@ -440,6 +548,9 @@ class Report:
             parts += ["", f"Scores of the solved deals ({SCORING})", text_table(scores)]
         if len(self.transitions):
             parts += ["", "Deals won with more cells and lost with fewer", text_table(self.transitions)]
+        if len(self.takeback):
+            parts += ["", "Take-back against the same rules without it (jobs decided both ways)"]
+            parts += self.takeback_lines(markdown=False)
         parts += [
             "",
             "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
@@ -498,6 +609,8 @@ class Report:
             "hardest": self.hardest,
             "published_comparison": self.published,
             "undecided": self.undecided,
+            "takeback": self.takeback,
+            "takeback_gains": self.gained,
         }
         for name, frame in tables.items():
             for suffix, writer in (
@@ -532,6 +645,17 @@ class Report:
             "",
         ]
         md += [f"![Solvable share by free cells]({images[0]})", ""] if images else []
+        if len(self.takeback):
+            md += [
+                "## Take-back against the same rules without it",
+                "",
+                "Deals decided both with and without foundation take-back, per cell count: how many "
+                "each rule wins, and how many only take-back wins. `anomalies` counts deals won "
+                "without take-back but lost with it, which would mean a wrong verdict.",
+                "",
+            ]
+            md += self.takeback_lines(markdown=True) + [""]
+            md += [f"![Take-back against the classic rules]({n})" for n in images if n == "takeback.png"] + [""]
         if len(self.published):
             md += [
                 "## Against the published counts (deals 1..32,000)",

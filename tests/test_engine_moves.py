@@ -7,7 +7,10 @@ normalisation its moves must be exactly the referee's legal single-card moves, l
 the ones that cannot change the position (cell to cell, a whole column into an
 empty one). Under the relaxed rule, run moves are real moves and must match too.
 Under take-back the engine leaves out settled cards (no win needs them back; the
-referee's own `settled_heights` says which they are), and must offer every other.
+referee's own `settled_heights` says which they are) and cards of no use at once (no
+card that fits on one is at a column's top or in a cell, and the card below it is
+settled once it is off; into a cell, only the latter counts), and must offer every
+other.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import random
 import pytest
 
 from fcanalyze import Variant, _engine, microsoft_deal
+from fcanalyze.cards import make_card
 from fcanalyze.notation import CELL, COLUMN, FOUNDATION, parse_move
 from fcanalyze.position import Position
 from fcanalyze.solving import engine_variant
@@ -36,7 +40,7 @@ def referee_moves(pos: Position) -> set:
     for m in pos.legal_moves():
         if m.source_kind == CELL and m.dest_kind == CELL:
             continue
-        if m.source_kind == FOUNDATION and pos.board.foundations[m.source] <= settled[m.source]:
+        if m.source_kind == FOUNDATION and not _takeback_of_use(pos, m, settled):
             continue
         if (
             m.dest_kind == COLUMN
@@ -49,6 +53,22 @@ def referee_moves(pos: Position) -> set:
             continue
         out.add(normalise(pos, m))
     return out
+
+
+def _takeback_of_use(pos: Position, m, settled: list[int]) -> bool:
+    """Whether the engine should offer take-back `m`: an unsettled card with a use next."""
+    home = pos.board.foundations
+    suit = m.source
+    if home[suit] <= settled[suit]:
+        return False
+    card = make_card(home[suit], suit)
+    off = pos.copy()
+    off.board.foundations[suit] -= 1
+    below_may_come_back = off.settled_heights()[suit] < home[suit] - 1
+    if m.dest_kind == CELL:
+        return below_may_come_back
+    ready = [col[-1] for col in pos.board.columns if col] + [c for c in pos.board.cells if c is not None]
+    return below_may_come_back or any(pos.fits_on(x, card) for x in ready)
 
 
 def normalise(pos: Position, m) -> tuple:

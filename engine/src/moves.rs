@@ -44,8 +44,7 @@ pub fn home_moves(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
 /// they rarely help, which passes that prove nothing may exploit.
 ///
 /// Under the take-back rule, the top card of a foundation may come back onto a column
-/// or into a cell, unless it is settled (`Position::settled_heights`): a winnable
-/// position always has a win that never takes a settled card back.
+/// or into a cell, unless it is settled or of no use at once (`takeback_moves`).
 pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: bool, out: &mut Vec<Move>) {
     let sequences = sequences || rules.sequence_moves == SequenceMoves::Relaxed;
     let ncols = rules.columns;
@@ -118,30 +117,8 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
         }
     }
 
-    // Off a foundation, onto a card, into the first empty column or the first empty cell.
     if rules.takeback && !keep_runs {
-        let settled = s.settled_heights(rules);
-        for suit in 0..4u8 {
-            let height = s.home()[usize::from(suit)];
-            if height == settled[usize::from(suit)] {
-                continue;
-            }
-            let c = (height - 1) * 4 + suit;
-            let from = Place::Foundation(suit);
-            for parent in rules.parents(c) {
-                if parent != NO_PARENT && column_topped_by[usize::from(parent)] != u8::MAX {
-                    out.push(Move::new(from, Place::Column(column_topped_by[usize::from(parent)]), 1));
-                }
-            }
-            if let Some(dst) = first_empty_col {
-                if rules.may_fill_empty(card(c)) {
-                    out.push(Move::new(from, Place::Column(dst as u8), 1));
-                }
-            }
-            if let Some(slot) = first_cell {
-                out.push(Move::new(from, Place::Cell(slot as u8), 1));
-            }
-        }
+        takeback_moves(s, rules, &column_topped_by, first_empty_col, first_cell, out);
     }
 
     // Column to a cell.
@@ -153,6 +130,55 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
             if !cards.is_empty() && !breaks_run {
                 out.push(Move::new(Place::Column(src as u8), Place::Cell(slot as u8), 1));
             }
+        }
+    }
+}
+
+/// Cards taken back off the foundations: onto a card, into the first empty column, or
+/// into the first empty cell. A card is taken back only if it is not settled and if it
+/// can be *used* at once: a card that fits on it is at the top of a column or in a cell
+/// (so it can go on it next), or the card below it on its foundation is not settled
+/// once it is off (so that card can come back next). Into a cell, only the second use
+/// is possible. docs/correctness.md proves both rules lose no win: some shortest win
+/// takes back only unsettled cards, each just before its use.
+fn takeback_moves(
+    s: &Position,
+    rules: &Variant,
+    column_topped_by: &[u8; Card::COUNT],
+    first_empty_col: Option<usize>,
+    first_cell: Option<usize>,
+    out: &mut Vec<Move>,
+) {
+    let settled = s.settled_heights(rules);
+    for suit in 0..4u8 {
+        let height = s.home()[usize::from(suit)];
+        if height == settled[usize::from(suit)] {
+            continue;
+        }
+        let c = (height - 1) * 4 + suit;
+        let mut lower = s.home();
+        lower[usize::from(suit)] -= 1;
+        let below_may_come_back = crate::position::settled_heights(lower, rules)[usize::from(suit)] < height - 1;
+        let child_ready = rules.children(c).into_iter().any(|x| {
+            x != NO_PARENT
+                && (column_topped_by[usize::from(x)] != u8::MAX
+                    || (0..rules.cells).any(|slot| s.cell(slot).is_some_and(|y| y.index() == x)))
+        });
+        let from = Place::Foundation(suit);
+        if child_ready || below_may_come_back {
+            for parent in rules.parents(c) {
+                if parent != NO_PARENT && column_topped_by[usize::from(parent)] != u8::MAX {
+                    out.push(Move::new(from, Place::Column(column_topped_by[usize::from(parent)]), 1));
+                }
+            }
+            if let Some(dst) = first_empty_col {
+                if rules.may_fill_empty(card(c)) {
+                    out.push(Move::new(from, Place::Column(dst as u8), 1));
+                }
+            }
+        }
+        if let (Some(slot), true) = (first_cell, below_may_come_back) {
+            out.push(Move::new(from, Place::Cell(slot as u8), 1));
         }
     }
 }

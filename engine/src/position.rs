@@ -298,34 +298,9 @@ impl Position {
         (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
     }
 
-    /// How far up each foundation the cards are *settled*: no win ever needs them back
-    /// under the take-back rule. The settled cards are the largest set of cards home
-    /// that holds the bottom of each foundation and, with every card, the cards that fit
-    /// on it: a suit is settled up to its height, but never more than one rank above
-    /// the lower of the two suits of the other colour. Under same-suit building the only
-    /// card that fits on a card home is the one below it, so everything home is settled.
-    /// docs/correctness.md proves that such cards never need to be taken back.
+    /// How far up each foundation the cards are *settled* (`settled_heights`).
     pub fn settled_heights(&self, rules: &Variant) -> [u8; 4] {
-        let mut settled = self.home;
-        if rules.same_suit {
-            return settled;
-        }
-        // Lowering one suit can lower the other colour's, and that this one again; it
-        // settles within a few rounds (each round lowers some suit or ends).
-        loop {
-            let mut changed = false;
-            for suit in 0..4u8 {
-                let (o1, o2) = other_colour(suit);
-                let most = settled[o1].min(settled[o2]) + 1;
-                if settled[usize::from(suit)] > most {
-                    settled[usize::from(suit)] = most;
-                    changed = true;
-                }
-            }
-            if !changed {
-                return settled;
-            }
-        }
+        settled_heights(self.home, rules)
     }
 
     pub fn first_empty_cell(&self, rules: &Variant) -> Option<usize> {
@@ -535,6 +510,36 @@ impl Position {
 
     fn cells_term(&self, t: &Tables) -> u128 {
         self.cells.iter().filter(|&&c| c != NO_CARD).fold(0u128, |sum, &c| sum.wrapping_add(t.cell[usize::from(c)]))
+    }
+}
+
+/// How far up each foundation, with `home` cards home in each, the cards are
+/// *settled*: no win ever needs them back under the take-back rule. The settled cards
+/// are the largest set of cards home that holds the bottom of each foundation and,
+/// with every card, the cards that fit on it: a suit is settled up to its height, but never more than one rank above
+/// the lower of the two suits of the other colour. Under same-suit building the only
+/// card that fits on a card home is the one below it, so everything home is settled.
+/// docs/correctness.md proves that such cards never need to be taken back.
+pub fn settled_heights(home: [u8; 4], rules: &Variant) -> [u8; 4] {
+    let mut settled = home;
+    if rules.same_suit {
+        return settled;
+    }
+    // Lowering one suit can lower the other colour's, and that this one again; it
+    // settles within a few rounds (each round lowers some suit or ends).
+    loop {
+        let mut changed = false;
+        for suit in 0..4u8 {
+            let (o1, o2) = other_colour(suit);
+            let most = settled[o1].min(settled[o2]) + 1;
+            if settled[usize::from(suit)] > most {
+                settled[usize::from(suit)] = most;
+                changed = true;
+            }
+        }
+        if !changed {
+            return settled;
+        }
     }
 }
 
@@ -883,8 +888,10 @@ mod tests {
         let takeback = Variant { takeback: true, ..Variant::FREECELL.with_cells(1) };
         // Home: AC, every diamond, AH to 3H, AS 2S. Settled: clubs to A, the rest to 2
         // (2C is in play and may want 3D or 3H back to go on), so 3H and KD may come back.
+        // 3H has a use at once (2C tops column 3), onto 4S or 4C but not into a cell (2H
+        // below it is settled); KD only into a cell, for QD below it to come back.
         let mut cols = columns(
-            "4H 4S\n5H 4C\n2C 3C\n5C 6C 7C 8C\n9C TC JC QC KC\n6H 7H 8H 9H TH\nJH QH KH 3S 5S\n\
+            "4H 4S\n5H 4C\n3C 2C\n5C 6C 7C 8C\n9C TC JC QC KC\n6H 7H 8H 9H TH\nJH QH KH 3S 5S\n\
              6S 7S 8S 9S TS JS QS KS",
         );
         cols.resize(8, vec![]);
@@ -895,10 +902,10 @@ mod tests {
         crate::moves::generate(&s, &takeback, false, &mut out);
         let mut names: Vec<String> = out.iter().map(|m| m.to_string()).filter(|n| n.starts_with('h')).collect();
         names.sort();
-        assert_eq!(names, ["hda", "hh1", "hh2", "hha"]);
+        assert_eq!(names, ["hda", "hh1", "hh2"]);
         let mut classic = vec![];
         crate::moves::generate(&s, &Variant { takeback: false, ..takeback }, false, &mut classic);
-        assert_eq!(classic.len() + 4, out.len());
+        assert_eq!(classic.len() + 3, out.len());
 
         let m = Move::new(Place::Foundation(2), Place::Column(1), 1);
         let h = s.hashes(&takeback);
@@ -916,11 +923,16 @@ mod tests {
         let rules = Variant { takeback: true, ..Variant::FREECELL.with_cells(2) };
         let mut rng = 0xBAC_u64;
         let mut taken_back = 0;
-        for _ in 0..50 {
+        for _ in 0..200 {
             let mut s = ms1();
             for _ in 0..300 {
                 let mut moves = vec![];
                 crate::moves::generate(&s, &rules, true, &mut moves);
+                // Any foundation's top card into a free cell too, whether of use or not.
+                if let Some(slot) = s.first_empty_cell(&rules) {
+                    let suits = (0..4u8).filter(|&suit| s.home()[usize::from(suit)] > 0);
+                    moves.extend(suits.map(|suit| Move::new(Place::Foundation(suit), Place::Cell(slot as u8), 1)));
+                }
                 if moves.is_empty() {
                     break;
                 }
@@ -947,7 +959,7 @@ mod tests {
                 assert_eq!(back, before, "{m}");
             }
         }
-        assert!(taken_back > 50, "only {taken_back} take-backs played");
+        assert!(taken_back >= 20, "only {taken_back} take-backs played");
     }
 
     #[test]

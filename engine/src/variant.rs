@@ -29,6 +29,29 @@ const fn parent_table(same_suit: bool) -> [[u8; 2]; Card::COUNT] {
 
 static ALTERNATE_PARENTS: [[u8; 2]; Card::COUNT] = parent_table(false);
 static SAME_SUIT_PARENTS: [[u8; 2]; Card::COUNT] = parent_table(true);
+
+/// The inverse of `parent_table`: the cards that may be placed on each card.
+const fn child_table(same_suit: bool) -> [[u8; 2]; Card::COUNT] {
+    let parents = parent_table(same_suit);
+    let mut table = [[NO_PARENT; 2]; Card::COUNT];
+    let mut c = 0;
+    while c < Card::COUNT {
+        let mut k = 0;
+        while k < 2 {
+            let p = parents[c][k];
+            if p != NO_PARENT {
+                let slot = if table[p as usize][0] == NO_PARENT { 0 } else { 1 };
+                table[p as usize][slot] = c as u8;
+            }
+            k += 1;
+        }
+        c += 1;
+    }
+    table
+}
+
+static ALTERNATE_CHILDREN: [[u8; 2]; Card::COUNT] = child_table(false);
+static SAME_SUIT_CHILDREN: [[u8; 2]; Card::COUNT] = child_table(true);
 pub const MAX_CELLS: usize = 8;
 
 /// How many cards may move between columns at once.
@@ -85,6 +108,14 @@ impl Variant {
         table[usize::from(card)]
     }
 
+    /// The numbers of the cards that may be placed on the card numbered `card`: two,
+    /// one (same suit) or none (an ace), `NO_PARENT` filling the rest.
+    #[inline]
+    pub fn children(&self, card: u8) -> [u8; 2] {
+        let table = if self.same_suit { &SAME_SUIT_CHILDREN } else { &ALTERNATE_CHILDREN };
+        table[usize::from(card)]
+    }
+
     /// `fits` for card numbers: whether the card numbered `card` may go on `onto`.
     #[inline]
     pub fn fits_number(&self, card: u8, onto: u8) -> bool {
@@ -115,7 +146,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parents_are_exactly_the_cards_a_card_fits_on() {
+    fn parents_and_children_are_exactly_the_cards_a_card_fits_on_and_that_fit_on_it() {
         for rules in [Variant::FREECELL, Variant { same_suit: true, ..Variant::FREECELL }] {
             for c in 0..Card::COUNT as u8 {
                 let card = Card::from_index(c).unwrap();
@@ -132,6 +163,7 @@ mod tests {
                 assert_eq!(got, expected, "{card}");
                 for o in 0..Card::COUNT as u8 {
                     assert_eq!(rules.fits_number(c, o), fits(Card::from_index(o).unwrap()));
+                    assert_eq!(rules.children(o).contains(&c), fits(Card::from_index(o).unwrap()));
                 }
             }
         }
