@@ -178,7 +178,9 @@ def takeback(report, path: Path) -> Path:
         drawn = ax.bar(xs, rows[rule], width=width, label=label, hatch="" if rule == "won_without" else "//")
         for bar, won, gained in zip(drawn, rows[rule], rows["won_only_with_takeback"]):
             note = f"{won:,}" + (f"\n(+{gained:,})" if rule == "won_with" else "")
-            ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+            ax.annotate(
+                note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8
+            )
     _cell_axis(ax, sorted(int(k) for k in table["cells"].unique()))
     ax.set_xlabel("free cells")
     ax.set_ylabel("deals won")

@@ -209,3 +209,52 @@ def test_the_fewest_cells_a_reserve_game_can_be_played_with_is_exact():
     fewest = report.min_cells(frame).set_index("variant")
     assert fewest.loc["seahaven", "min_cells"] == 2 and bool(fewest.loc["seahaven", "exact"])
     assert fewest.loc["freecell", "min_cells"] == 2 and not bool(fewest.loc["freecell", "exact"])
+
+
+@pytest.fixture(scope="module")
+def takeback_sweep(tmp_path_factory):
+    """Deals 85..95 with 1 and 2 cells under take-back: deal 90 is won with 1 cell only so."""
+    out = tmp_path_factory.mktemp("tb") / "ds"
+    return sweep("85-95", cells="2,1", variant="freecell,takeback=yes", out=out, workers=2)
+
+
+def test_takeback_is_set_beside_the_classic_table(takeback_sweep, tmp_path):
+    from fcanalyze.table import table_path
+
+    out = tmp_path / "rep"
+    done = run_fcanalyze("report", table_path(), takeback_sweep, "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "Take-back against the same rules without it" in done.stdout and "!!!" not in done.stdout
+    table = pd.read_csv(out / "takeback.csv").set_index("cells")
+    classic = pd.read_parquet(table_path())
+    for cells in (2, 1):
+        lost = classic[(classic["cells"] == cells) & classic["deal"].between(85, 95)]
+        row = table.loc[cells]
+        assert row["variant"] == "freecell,takeback=yes" and row["decided_both_ways"] == 11
+        assert row["won_without"] == (lost["status"] == "solved").sum()
+        assert row["anomalies"] == 0
+    gains = pd.read_csv(out / "takeback_gains.csv")
+    assert 90 in set(gains[gains["cells"] == 1]["deal"])
+    assert table.loc[1, "won_only_with_takeback"] == len(gains[gains["cells"] == 1])
+    assert "](takeback.png)" in (out / "report.md").read_text()
+    assert matplotlib.image.imread(out / "takeback.png").shape[0] > 300
+
+
+def test_takeback_losing_a_classic_win_is_flagged(takeback_sweep):
+    from fcanalyze.table import table_path
+
+    frame = report.load([table_path(), takeback_sweep])
+    # Deal 85 is won with 2 cells under the classic rules: losing it with take-back is wrong.
+    wrong = frame["variant"].eq("freecell,takeback=yes") & frame["deal"].eq(85) & frame["cells"].eq(2)
+    assert frame[(frame["variant"] == "freecell") & (frame["deal"] == 85) & (frame["cells"] == 2)]["status"].item() == (
+        "solved"
+    )
+    frame.loc[wrong, "status"] = "unsolvable"
+    problems = report.Report.build(frame).problems()
+    assert any(p.startswith("CONTRADICTION: 1 deal(s) won without take-back but lost with it") for p in problems)
+
+
+def test_the_same_job_in_two_datasets_is_refused(dataset, run_cli):
+    result = run_cli("report", dataset, dataset)
+    assert result.exit_code == 2
+    assert "is in more than one of" in result.output and len(result.output.strip().splitlines()) == 1
