@@ -507,11 +507,11 @@ class Report:
                     f"CONTRADICTION: {step['anomalies']} deal(s) lost with {step['from_cells']} cells but won with "
                     f"{step['to_cells']} ({step['variant']}); fewer cells can never help"
                 )
-        for row in self.takeback.to_dict("records"):
-            if row["anomalies"]:
+        for compared in self.takeback.to_dict("records"):
+            if compared["anomalies"]:
                 out.append(
-                    f"CONTRADICTION: {row['anomalies']} deal(s) won without take-back but lost with it "
-                    f"({row['variant']}, {row['cells']} cells); take-back only adds moves"
+                    f"CONTRADICTION: {compared['anomalies']} deal(s) won without take-back but lost with it "
+                    f"({compared['variant']}, {compared['cells']} cells); take-back only adds moves"
                 )
         return out
 
