@@ -331,20 +331,28 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     help="Print just the solution with K cells (0..4), in the notation 'verify' reads.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
-def lookup(number, solution_cells, as_json):
+@click.option(
+    "--takeback",
+    is_flag=True,
+    help="Look in the take-back table instead (freecell,takeback=yes: the FreeCell Solitaire app's "
+    "rule, with 2 and 1 cells).",
+)
+def lookup(number, solution_cells, as_json, takeback):
     """Look up Microsoft deal N (1..32,000) in the shipped table, without solving.
 
-    Gives the verdict with 4, 3, 2, 1 and 0 free cells under classic FreeCell rules,
-    the fewest cells that win it, and the solution's moves. Every verdict in the table
-    came from fcanalyze's own sweep: solutions replayed by the referee, "unsolvable"
-    proved by exhaustive search or by a proof with more cells. For other deals or
-    rules, use 'fcanalyze solve'.
+    Gives the verdict with 4, 3, 2, 1 and 0 free cells under classic FreeCell rules
+    (with --takeback: with 2 and 1 cells when the top card of a foundation may be
+    taken back), the fewest cells that win it, and the solution's moves. Every
+    verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
+    referee, "unsolvable" proved by exhaustive search or by a proof with more cells.
+    For other deals or rules, use 'fcanalyze solve'.
     """
-    from .table import TABLE_NAME
+    from .table import CLASSIC, TABLE_NAMES, TAKEBACK
     from .table import lookup as lookup_deal
 
     n = parse_deal_number(number)
-    facts = lookup_deal(n)
+    variant = TAKEBACK if takeback else CLASSIC
+    facts = lookup_deal(n, variant=variant)
     if facts is None:
         click.echo(
             f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
@@ -363,7 +371,8 @@ def lookup(number, solution_cells, as_json):
     if as_json:
         click.echo(json.dumps(facts.to_json()))
         return
-    click.echo(f"deal {n}, classic FreeCell, from the shipped table ({TABLE_NAME}):")
+    rules = "FreeCell with take-back" if takeback else "classic FreeCell"
+    click.echo(f"deal {n}, {rules}, from the shipped table ({TABLE_NAMES[variant]}):")
     click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'card moves':>10}  {'score':>5}  how")
     for k in sorted(facts.verdicts, reverse=True):
         v = facts.verdicts[k]
@@ -374,7 +383,8 @@ def lookup(number, solution_cells, as_json):
         elif v.status == UNSOLVABLE:
             how = f"proved by exhaustive search ({v.nodes:,} positions)"
         else:
-            how = f"undecided: the {v.limit or 'search'} budget ran out (fcanalyze solve {n} --cells {k} --max-seconds 600)"
+            retry = f"fcanalyze solve {n} --cells {k}" + (f" --variant {TAKEBACK}" if takeback else "")
+            how = f"undecided: the {v.limit or 'search'} budget ran out ({retry} --max-seconds 600)"
         moves = "-" if v.moves is None else str(v.moves)
         card_moves = "-" if v.card_moves is None else str(v.card_moves)
         score = "-" if v.score is None else str(v.score)
@@ -388,7 +398,7 @@ def lookup(number, solution_cells, as_json):
     else:
         click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:
-        click.echo(f"its solution: fcanalyze lookup {n} --solution {least}")
+        click.echo(f"its solution: fcanalyze lookup {n} --solution {least}" + (" --takeback" if takeback else ""))
 
 
 def _seconds_or_zero(value: float) -> float | None:

@@ -1,4 +1,4 @@
-"""The shipped table of Microsoft deals 1..32,000 at 0 to 4 free cells, and answers from it without solving."""
+"""The shipped tables of Microsoft deals 1..32,000 (classic at 0 to 4 cells, take-back at 2 and 1), and answers from them."""
 
 from __future__ import annotations
 
@@ -17,12 +17,21 @@ TABLE_NAME = "microsoft-32000.parquet"
 # shipped table leaves them out (reading it gives them as nulls).
 MACHINE_COLUMNS = ("seconds", "verify_seconds", "host", "finished_at")
 TABLE_CELLS = (0, 1, 2, 3, 4)
+CLASSIC = "freecell"
+# The FreeCell Solitaire app's rule, at the two smallest cell counts it offers (the
+# third, 4, wins every deal the classic rules win but 11982, and take-back cannot
+# change which: see docs/variants.md).
+TAKEBACK = "freecell,takeback=yes"
+TAKEBACK_TABLE_NAME = "microsoft-32000-takeback.parquet"
+TAKEBACK_CELLS = (2, 1)
+# The tables by the variant whose rows they hold.
+TABLE_NAMES = {CLASSIC: TABLE_NAME, TAKEBACK: TAKEBACK_TABLE_NAME}
 
 
-def table_path() -> Path:
-    """Where the table is: inside the package, so that every install has it (the
-    repository's data/ links to it)."""
-    return Path(__file__).parent / "data" / TABLE_NAME
+def table_path(variant: str = CLASSIC) -> Path:
+    """Where the table of `variant` (classic or take-back) is: inside the package, so
+    that every install has it (the repository's data/ links to it)."""
+    return Path(__file__).parent / "data" / TABLE_NAMES[variant]
 
 
 @dataclass(frozen=True)
@@ -44,29 +53,34 @@ class Verdict:
 
 @dataclass(frozen=True)
 class DealFacts:
-    """Everything the table says about one deal under classic FreeCell rules."""
+    """Everything a table says about one deal under its rules (classic FreeCell, or
+    with take-back)."""
 
     deal: int
     verdicts: dict[int, Verdict]
+    variant: str = CLASSIC
 
     @property
     def min_cells(self) -> int | None:
-        """The fewest free cells among 0..4 known to win the deal; None if none is."""
+        """The fewest free cells among those in the table known to win the deal; None
+        if none is."""
         won = [k for k, v in self.verdicts.items() if v.status == SOLVED]
         return min(won) if won else None
 
     @property
     def min_cells_exact(self) -> bool:
-        """Whether min_cells is exact: no smaller count is left undecided."""
+        """Whether min_cells is exact: it is 0, or the deal is lost with one cell fewer
+        (and so with any fewer: a win with k cells is a win with k + 1)."""
         least = self.min_cells
-        return least is not None and all(
-            self.verdicts[k].status == UNSOLVABLE for k in range(least) if k in self.verdicts
-        )
+        if least is None:
+            return False
+        below = self.verdicts.get(least - 1)
+        return least == 0 or (below is not None and below.status == UNSOLVABLE)
 
     def to_json(self) -> dict:
         return {
             "deal": self.deal,
-            "variant": "freecell",
+            "variant": self.variant,
             "min_cells": self.min_cells,
             "min_cells_exact": self.min_cells_exact,
             "cells": {
@@ -85,23 +99,28 @@ class DealFacts:
         }
 
 
-def lookup(deal: int, path: str | Path | None = None) -> DealFacts | None:
+def lookup(deal: int, path: str | Path | None = None, variant: str = CLASSIC) -> DealFacts | None:
     """What the shipped table says about Microsoft deal `deal` under classic FreeCell
-    rules at 0..4 cells; None for a deal outside 1..32,000. FcanalyzeError if the table
-    is missing (a source tree that has not built it)."""
+    rules at 0..4 cells (or, with `variant` TAKEBACK, with take-back at 2 and 1 cells);
+    None for a deal outside 1..32,000. FcanalyzeError if the table is missing (a
+    source tree that has not built it)."""
     if not 1 <= deal <= CLASSIC_DEALS:
         return None
-    file = Path(path) if path is not None else table_path()
+    file = Path(path) if path is not None else table_path(variant)
     if not file.is_file():
-        raise FcanalyzeError(f"the deal table {file} is missing; build it with scripts/build_table.py")
+        raise FcanalyzeError(
+            f"the deal table {file} is missing; build it with scripts/build_table.py"
+            + (" --takeback" if variant == TAKEBACK else "")
+        )
+    # Only the names are compared: the Variant type is not needed to read a table.
     # Verdict's fields are the table's column names; a table built before a column
     # existed (score) reads it as null.
     wanted = [f.name for f in fields(Verdict)]
     present = set(pq.read_schema(file).names)
     table: pa.Table = pq.read_table(
-        file, columns=[c for c in wanted if c in present], filters=[("deal", "=", deal), ("variant", "=", "freecell")]
+        file, columns=[c for c in wanted if c in present], filters=[("deal", "=", deal), ("variant", "=", variant)]
     )
     verdicts = {}
     for row in table.to_pylist():
         verdicts[row["cells"]] = Verdict(**{name: row.get(name) for name in wanted})
-    return DealFacts(deal, verdicts)
+    return DealFacts(deal, verdicts, variant)

@@ -1,4 +1,4 @@
-"""Builds the shipped deal table, fcanalyze/data/microsoft-32000.parquet, from fcanalyze's own sweep.
+"""Builds the shipped deal tables in fcanalyze/data/ from fcanalyze's own sweeps: the classic one, and take-back's.
 
 The table is exactly what this command decides, with fcanalyze's default budgets:
 
@@ -27,6 +27,16 @@ undecided. Every solved row's score comes from the referee's replay of its solut
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
+
+With --takeback it builds fcanalyze/data/microsoft-32000-takeback.parquet instead:
+deals 1..32,000 with 2 and 1 free cells under the FreeCell Solitaire app's
+take-back rule, from
+
+    fcanalyze sweep --deals 1-32000 --cells 2,1 --variant freecell,takeback=yes --out build/takeback-sweep
+
+and the same with --retry-unknown --max-seconds 200. Its check holds it against the
+classic table: take-back only adds moves, so every deal the classic rules win must be
+won, and every deal take-back loses must be lost without it.
 """
 
 from __future__ import annotations
@@ -46,9 +56,12 @@ from fcanalyze.referee import replay
 from fcanalyze.status import SOLVED
 from fcanalyze.store import read_dataset
 from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, table_path
-from fcanalyze.variant import FREECELL
+from fcanalyze.variant import FREECELL, Variant
 
 SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
+TAKEBACK = Variant.parse("freecell,takeback=yes")
+TAKEBACK_CELLS = (2, 1)
+TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", "2,1", "--variant", TAKEBACK.name]
 RETRY = ["--retry-unknown", "--max-seconds", "200"]
 # Columns with few distinct values are stored as dictionaries; solutions are not.
 DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
@@ -57,14 +70,19 @@ DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--from", dest="source", type=Path, help="a finished sweep's dataset (skip the sweep)")
-    parser.add_argument("--sweep-dir", type=Path, default=Path("build/table-sweep"))
-    parser.add_argument("--out", type=Path, default=table_path())
+    parser.add_argument("--sweep-dir", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--takeback", action="store_true", help="the take-back table (2 and 1 cells)")
     args = parser.parse_args()
+    rules, cells, sweep = (
+        (TAKEBACK, TAKEBACK_CELLS, TAKEBACK_SWEEP) if args.takeback else (FREECELL, TABLE_CELLS, SWEEP)
+    )
+    out = args.out or (table_path().with_name("microsoft-32000-takeback.parquet") if args.takeback else table_path())
 
     source = args.source
     if source is None:
-        source = args.sweep_dir
-        for command in (SWEEP + ["--out", str(source)], SWEEP + ["--out", str(source)] + RETRY):
+        source = args.sweep_dir or Path("build/takeback-sweep" if args.takeback else "build/table-sweep")
+        for command in (sweep + ["--out", str(source)], sweep + ["--out", str(source)] + RETRY):
             print("+", " ".join(command), flush=True)
             status = subprocess.call(command)
             if status != 0:
@@ -72,18 +90,18 @@ def main() -> int:
                 return status
 
     table = read_dataset(source)
-    table = table.filter(pc.and_(pc.equal(table["variant"], "freecell"), pc.less_equal(table["deal"], CLASSIC_DEALS)))
-    table = table.filter(pc.is_in(table["cells"], pa.array(TABLE_CELLS, pa.int8())))
-    problems = check(table)
+    table = table.filter(pc.and_(pc.equal(table["variant"], rules.name), pc.less_equal(table["deal"], CLASSIC_DEALS)))
+    table = table.filter(pc.is_in(table["cells"], pa.array(cells, pa.int8())))
+    problems = check(table, cells) + (against_classic(table) if args.takeback else [])
     if problems:
         for p in problems:
             print("not written:", p, file=sys.stderr)
         return 1
-    table = with_scores(table)
+    table = with_scores(table, rules)
     table = table.drop_columns(list(MACHINE_COLUMNS))
     table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_name(f".{args.out.name}.tmp")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
     pq.write_table(
         table,
         tmp,
@@ -92,12 +110,12 @@ def main() -> int:
         use_dictionary=DICTIONARY_COLUMNS,
         row_group_size=table.num_rows,
     )
-    tmp.replace(args.out)
-    print(f"wrote {table.num_rows:,} rows to {args.out} ({args.out.stat().st_size / 2**20:.1f} MiB)")
+    tmp.replace(out)
+    print(f"wrote {table.num_rows:,} rows to {out} ({out.stat().st_size / 2**20:.1f} MiB)")
     return 0
 
 
-def with_scores(table: pa.Table) -> pa.Table:
+def with_scores(table: pa.Table, variant: Variant) -> pa.Table:
     """The table with every solved row's `score` from the referee's replay of its solution
     (rows from sweeps made before scores were kept have none), each replay checked to win."""
     scores = []
@@ -107,7 +125,7 @@ def with_scores(table: pa.Table) -> pa.Table:
         if status != SOLVED:
             scores.append(None)
             continue
-        rules = FREECELL.with_cells(cells)
+        rules = variant.with_cells(cells)
         verdict = replay(microsoft_deal(deal, rules), rules, solution)
         if not verdict.won or (score is not None and score != verdict.score):
             raise SystemExit(f"deal {deal} with {cells} cells: the stored solution or score fails: {verdict.summary()}")
@@ -116,30 +134,45 @@ def with_scores(table: pa.Table) -> pa.Table:
     return table.set_column(at, table.schema.field(at), pa.array(scores, pa.int32()))
 
 
-def check(table: pa.Table) -> list[str]:
+def check(table: pa.Table, cell_counts: tuple[int, ...]) -> list[str]:
     """Why the table must not ship: a job missing or in error, or counts that contradict
-    the published ones. Jobs still unknown (a budget ran out) are allowed, and counted."""
+    the published ones (only the classic rules have any). Jobs still unknown (a budget
+    ran out) are allowed, and counted."""
     problems = []
-    expected = CLASSIC_DEALS * len(TABLE_CELLS)
+    expected = CLASSIC_DEALS * len(cell_counts)
     if table.num_rows != expected:
         problems.append(f"{table.num_rows:,} rows, not {expected:,}")
-    for cells in TABLE_CELLS:
+    classic = table.num_rows and table["variant"][0].as_py() == FREECELL.name
+    for cells in cell_counts:
         rows = table.filter(pc.equal(table["cells"], cells))
         counts = {k: v for k, v in zip(*[c.to_pylist() for c in pc.value_counts(rows["status"]).flatten()])}
         solved, unsolvable = counts.get("solved", 0), counts.get("unsolvable", 0)
         unknown = rows.num_rows - solved - unsolvable - counts.get("error", 0)
         if counts.get("error"):
             problems.append(f"{cells} cells: {counts['error']} error rows")
-        if solved > WINNABLE_CLASSIC[cells] or unsolvable > CLASSIC_DEALS - WINNABLE_CLASSIC[cells]:
+        if classic and (solved > WINNABLE_CLASSIC[cells] or unsolvable > CLASSIC_DEALS - WINNABLE_CLASSIC[cells]):
             problems.append(
                 f"{cells} cells: {solved:,} winnable and {unsolvable:,} not, against the published "
                 f"{WINNABLE_CLASSIC[cells]:,} and {CLASSIC_DEALS - WINNABLE_CLASSIC[cells]:,}"
             )
         print(
             f"{cells} cells: {solved:,} solved, {unsolvable:,} unsolvable, {unknown:,} unknown "
-            f"(published: {WINNABLE_CLASSIC[cells]:,} winnable)"
+            + (f"(published: {WINNABLE_CLASSIC[cells]:,} winnable)" if classic else "")
         )
     return problems
+
+
+def against_classic(table: pa.Table) -> list[str]:
+    """Why a take-back table contradicts the shipped classic one: a deal the classic
+    rules win that take-back loses, which cannot be (take-back only adds moves)."""
+    classic = pq.read_table(table_path(), columns=["deal", "cells", "status"])
+    won = {(d, k) for d, k, s in zip(*(classic[c].to_pylist() for c in ("deal", "cells", "status"))) if s == SOLVED}
+    lost = [
+        (d, k)
+        for d, k, s in zip(*(table[c].to_pylist() for c in ("deal", "cells", "status")))
+        if s == "unsolvable" and (d, k) in won
+    ]
+    return [f"deal {d} with {k} cells: won without take-back, lost with it" for d, k in lost]
 
 
 if __name__ == "__main__":
