@@ -335,13 +335,13 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     "--takeback",
     is_flag=True,
     help="Look in the take-back table instead (freecell,takeback=yes: the FreeCell Solitaire app's "
-    "rule, with 2 and 1 cells).",
+    "rule, with 4, 2 and 1 cells).",
 )
 def lookup(number, solution_cells, as_json, takeback):
     """Look up Microsoft deal N (1..32,000) in the shipped table, without solving.
 
     Gives the verdict with 4, 3, 2, 1 and 0 free cells under classic FreeCell rules
-    (with --takeback: with 2 and 1 cells when the top card of a foundation may be
+    (with --takeback: with 4, 2 and 1 cells when the top card of a foundation may be
     taken back), the fewest cells that win it, and the solution's moves. Every
     verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
     referee, "unsolvable" proved by exhaustive search or by a proof with more cells.

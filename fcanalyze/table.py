@@ -1,4 +1,4 @@
-"""The shipped tables of Microsoft deals 1..32,000 (classic at 0 to 4 cells, take-back at 2 and 1), and answers from them."""
+"""The shipped tables of Microsoft deals 1..32,000 (classic at 0 to 4 cells, take-back at 4, 2, 1), and answers from them."""
 
 from __future__ import annotations
 
@@ -18,12 +18,10 @@ TABLE_NAME = "microsoft-32000.parquet"
 MACHINE_COLUMNS = ("seconds", "verify_seconds", "host", "finished_at")
 TABLE_CELLS = (0, 1, 2, 3, 4)
 CLASSIC = "freecell"
-# The FreeCell Solitaire app's rule, at the two smallest cell counts it offers (the
-# third, 4, wins every deal the classic rules win but 11982, and take-back cannot
-# change which: see docs/variants.md).
+# The FreeCell Solitaire app's rule, at the cell counts it offers.
 TAKEBACK = "freecell,takeback=yes"
 TAKEBACK_TABLE_NAME = "microsoft-32000-takeback.parquet"
-TAKEBACK_CELLS = (2, 1)
+TAKEBACK_CELLS = (4, 2, 1)
 # The tables by the variant whose rows they hold.
 TABLE_NAMES = {CLASSIC: TABLE_NAME, TAKEBACK: TAKEBACK_TABLE_NAME}
 
@@ -101,7 +99,7 @@ class DealFacts:
 
 def lookup(deal: int, path: str | Path | None = None, variant: str = CLASSIC) -> DealFacts | None:
     """What the shipped table says about Microsoft deal `deal` under classic FreeCell
-    rules at 0..4 cells (or, with `variant` TAKEBACK, with take-back at 2 and 1 cells);
+    rules at 0..4 cells (or, with `variant` TAKEBACK, with take-back at 4, 2 and 1 cells);
     None for a deal outside 1..32,000. FcanalyzeError if the table is missing (a
     source tree that has not built it)."""
     if not 1 <= deal <= CLASSIC_DEALS:

@@ -29,10 +29,10 @@ undecided. Every solved row's score comes from the referee's replay of its solut
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
 
 With --takeback it builds fcanalyze/data/microsoft-32000-takeback.parquet instead:
-deals 1..32,000 with 2 and 1 free cells under the FreeCell Solitaire app's
+deals 1..32,000 with 4, 2 and 1 free cells (the app's three) under the FreeCell Solitaire app's
 take-back rule, from
 
-    fcanalyze sweep --deals 1-32000 --cells 2,1 --variant freecell,takeback=yes --out build/takeback-sweep
+    fcanalyze sweep --deals 1-32000 --cells 4,2,1 --variant freecell,takeback=yes --out build/takeback-sweep
 
 and the same with --retry-unknown --max-seconds 200. Its check holds it against the
 classic table: take-back only adds moves, so every deal the classic rules win must be
@@ -60,8 +60,8 @@ from fcanalyze.variant import FREECELL, Variant
 
 SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
 TAKEBACK = Variant.parse("freecell,takeback=yes")
-TAKEBACK_CELLS = (2, 1)
-TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", "2,1", "--variant", TAKEBACK.name]
+TAKEBACK_CELLS = (4, 2, 1)
+TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", "4,2,1", "--variant", TAKEBACK.name]
 RETRY = ["--retry-unknown", "--max-seconds", "200"]
 # Columns with few distinct values are stored as dictionaries; solutions are not.
 DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
@@ -72,7 +72,7 @@ def main() -> int:
     parser.add_argument("--from", dest="source", type=Path, help="a finished sweep's dataset (skip the sweep)")
     parser.add_argument("--sweep-dir", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--takeback", action="store_true", help="the take-back table (2 and 1 cells)")
+    parser.add_argument("--takeback", action="store_true", help="the take-back table (4, 2 and 1 cells)")
     args = parser.parse_args()
     rules, cells, sweep = (
         (TAKEBACK, TAKEBACK_CELLS, TAKEBACK_SWEEP) if args.takeback else (FREECELL, TABLE_CELLS, SWEEP)
