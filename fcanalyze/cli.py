@@ -78,8 +78,10 @@ def _variant_options(f):
         metavar="SPEC",
         help="Rules: freecell, bakers-game, relaxed-freecell, single-move-freecell, seahaven "
         "(Seahaven Towers), eight-off (Eight Off), optionally with overrides such as "
-        "'freecell,columns=10,empty=kings'. Keys: columns=4..10, build=alternate|suit, "
-        "empty=any|kings, moves=supermove|single|relaxed, deal=tableau|reserve.",
+        "'freecell,columns=10,empty=kings' or 'freecell,takeback=yes' (the FreeCell Solitaire "
+        "app's take-back: the top card of a foundation may come back). Keys: columns=4..10, "
+        "build=alternate|suit, empty=any|kings, moves=supermove|single|relaxed, "
+        "deal=tableau|reserve, takeback=yes|no.",
     )(f)
     return f
 

@@ -91,7 +91,7 @@ def solve(
         cells: free cells, 0..8; default the variant's (4 for FreeCell).
         variant: a Variant, or its text: 'freecell', 'bakers-game', 'relaxed-freecell',
             'single-move-freecell', 'seahaven', 'eight-off', optionally with overrides such as
-            'freecell,columns=10,empty=kings' (see Variant.parse).
+            'freecell,columns=10,empty=kings' or 'freecell,takeback=yes' (see Variant.parse).
         max_nodes, max_seconds: give up with status 'unknown' after this many
             positions expanded or seconds; default no limit.
         max_memory: bytes, or text like '2G' or '512M'; default 8 GiB. The search's
