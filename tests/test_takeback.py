@@ -149,3 +149,14 @@ def test_takeback_never_loses_a_deal_the_classic_rules_win():
             assert result.status in ("solved", "unsolvable"), (deal, cells)
             if classic[deal] == "solved":
                 assert result.status == "solved", (deal, cells)
+
+
+def test_solve_and_verify_on_the_command_line(run_cli, tmp_path):
+    spec = ["--cells", "1", "--variant", "freecell,takeback=yes"]
+    solution = tmp_path / "90.sol"
+    solved = run_cli("solve", "90", *spec, "--solution-out", solution)
+    assert solved.exit_code == 0 and "SOLVED" in solved.output
+    verified = run_cli("verify", "--deal", "90", *spec, solution)
+    assert verified.exit_code == 0 and "(freecell,takeback=yes, 1 free cell): OK: wins in" in verified.output
+    classic = run_cli("verify", "--deal", "90", "--cells", "1", solution)
+    assert classic.exit_code == 1 and "cards never leave the foundations" in classic.output
