@@ -376,6 +376,12 @@ def _share(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _deal_list(what: str, deals: pd.Series, shown: int, where: str) -> str:
+    """`what (N): d1, d2, ...`, the first `shown` deals, then how many more are in `where`."""
+    more = f" and {len(deals) - shown:,} more ({where})" if len(deals) > shown else ""
+    return f"{what} ({len(deals):,}): " + ", ".join(str(d) for d in list(deals)[:shown]) + more
+
+
 # The terminal lists at most this many undecided jobs.
 UNDECIDED_SHOWN = 20
 # The fewest-cells label of deals that no cell count run wins.
@@ -524,12 +530,11 @@ class Report:
             "",
         ]
         for (variant, cells), group in self.gained.groupby(["variant", "cells"], sort=False):
-            deals = [str(d) for d in group["deal"]]
-            more = f" and {len(deals) - 100:,} more (takeback_gains.csv)" if len(deals) > 100 else ""
             lines.append(
-                f"{'- ' if markdown else ''}{variant}, {cells} cells, won only with take-back ({len(deals):,}): "
-                + ", ".join(deals[:100])
-                + more
+                ("- " if markdown else "")
+                + _deal_list(
+                    f"{variant}, {cells} cells, won only with take-back", group["deal"], 100, "takeback_gains.csv"
+                )
             )
         return lines
 
@@ -677,13 +682,8 @@ class Report:
             if len(self.lost):
                 md += [f"The deals lost at each step (all {len(self.lost):,} are in lost_deals.csv):", ""]
                 for (variant, won, lost), group in self.lost.groupby(["variant", "won_with", "lost_with"], sort=False):
-                    deals = [str(d) for d in group["deal"]]
-                    more = f" and {len(deals) - 200:,} more" if len(deals) > 200 else ""
-                    md.append(
-                        f"- {variant}, won with {won} cells and lost with {lost} ({len(deals):,}): "
-                        + ", ".join(deals[:200])
-                        + more
-                    )
+                    what = f"{variant}, won with {won} cells and lost with {lost}"
+                    md.append("- " + _deal_list(what, group["deal"], 200, "lost_deals.csv"))
                 md.append("")
         md += [
             "## Fewest cells needed",

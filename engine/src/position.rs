@@ -745,28 +745,53 @@ mod tests {
         }
     }
 
-    #[test]
-    fn incremental_fingerprint_matches_the_full_one_along_random_walks() {
-        let rules = Variant::FREECELL.with_cells(2);
-        let mut rng = 0x1234_5678_9abc_def0_u64;
-        for _ in 0..50 {
+    /// Random walks from deal 1 under `rules`, checking at every move that the
+    /// incremental fingerprints equal the full one and that undoing the move and its
+    /// automatic moves gives the position back. With `takeback`, any foundation's top
+    /// card may also go into a free cell, and moves home or off a foundation are
+    /// picked half the time there are some (they are rare). Returns the take-backs played.
+    fn walk_checking_fingerprints(rules: &Variant, walks: usize, mut rng: u64, takeback: bool) -> usize {
+        let mut taken_back = 0;
+        for _ in 0..walks {
             let mut s = ms1();
-            for _ in 0..200 {
+            for _ in 0..300 {
                 let mut moves = vec![];
-                crate::moves::generate(&s, &rules, true, &mut moves);
+                crate::moves::generate(&s, rules, true, &mut moves);
+                if let (true, Some(slot)) = (takeback, s.first_empty_cell(rules)) {
+                    let suits = (0..4u8).filter(|&suit| s.home()[usize::from(suit)] > 0);
+                    moves.extend(suits.map(|suit| Move::new(Place::Foundation(suit), Place::Cell(slot as u8), 1)));
+                }
                 if moves.is_empty() {
                     break;
                 }
                 rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
-                let m = moves[(rng % moves.len() as u64) as usize];
+                let rare: Vec<Move> = moves
+                    .iter()
+                    .copied()
+                    .filter(|m| matches!(m.from, Place::Foundation(_)) || m.to == Place::Home)
+                    .collect();
+                let pool = if takeback && !rare.is_empty() && rng.is_multiple_of(2) { &rare } else { &moves };
+                let m = pool[(rng >> 8) as usize % pool.len()];
+                taken_back += usize::from(matches!(m.from, Place::Foundation(_)));
                 let before = s.clone();
-                let h = before.hashes(&rules);
+                let h = before.hashes(rules);
                 let mut played = vec![s.play(m)];
-                s.autoplay_after(&rules, m, &mut played);
-                assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(&rules), "{m}");
-                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(&rules), "{m}");
+                s.autoplay_after(rules, m, &mut played);
+                assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(rules), "{m}");
+                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(rules), "{m}");
+                let mut back = s.clone();
+                for &p in played.iter().rev() {
+                    back.undo(p);
+                }
+                assert_eq!(back, before, "{m}");
             }
         }
+        taken_back
+    }
+
+    #[test]
+    fn incremental_fingerprint_matches_the_full_one_along_random_walks() {
+        walk_checking_fingerprints(&Variant::FREECELL.with_cells(2), 50, 0x1234_5678_9abc_def0, false);
     }
 
     #[test]
@@ -921,44 +946,7 @@ mod tests {
     #[test]
     fn incremental_fingerprint_matches_the_full_one_along_random_walks_with_takeback() {
         let rules = Variant { takeback: true, ..Variant::FREECELL.with_cells(2) };
-        let mut rng = 0xBAC_u64;
-        let mut taken_back = 0;
-        for _ in 0..200 {
-            let mut s = ms1();
-            for _ in 0..300 {
-                let mut moves = vec![];
-                crate::moves::generate(&s, &rules, true, &mut moves);
-                // Any foundation's top card into a free cell too, whether of use or not.
-                if let Some(slot) = s.first_empty_cell(&rules) {
-                    let suits = (0..4u8).filter(|&suit| s.home()[usize::from(suit)] > 0);
-                    moves.extend(suits.map(|suit| Move::new(Place::Foundation(suit), Place::Cell(slot as u8), 1)));
-                }
-                if moves.is_empty() {
-                    break;
-                }
-                rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
-                // Foundation moves and take-backs first when there are some: they are rare.
-                let pick: Vec<Move> = moves
-                    .iter()
-                    .copied()
-                    .filter(|m| matches!(m.from, Place::Foundation(_)) || m.to == Place::Home)
-                    .collect();
-                let pool = if !pick.is_empty() && rng.is_multiple_of(2) { &pick } else { &moves };
-                let m = pool[(rng >> 8) as usize % pool.len()];
-                taken_back += usize::from(matches!(m.from, Place::Foundation(_)));
-                let before = s.clone();
-                let h = before.hashes(&rules);
-                let mut played = vec![s.play(m)];
-                s.autoplay_after(&rules, m, &mut played);
-                assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(&rules), "{m}");
-                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(&rules), "{m}");
-                let mut back = s.clone();
-                for &p in played.iter().rev() {
-                    back.undo(p);
-                }
-                assert_eq!(back, before, "{m}");
-            }
-        }
+        let taken_back = walk_checking_fingerprints(&rules, 200, 0xBAC, true);
         assert!(taken_back >= 20, "only {taken_back} take-backs played");
     }
 
