@@ -174,3 +174,16 @@ fn takeback_wins_positions_lost_without_it_and_the_engine_finds_those_wins() {
         assert!(only_with_takeback >= 5, "{base:?}: only {only_with_takeback} positions need take-back");
     }
 }
+
+#[test]
+fn a_position_whose_shortest_wins_use_one_move_for_two_takebacks_is_won() {
+    // From the independent review of docs/correctness.md: no shortest win here follows
+    // each take-back at once by its use (one move uses two take-backs), which an earlier
+    // statement of Claim 3 assumed. The engine must still find a win.
+    let rules = Variant { columns: 4, takeback: true, ..Variant::FREECELL.with_cells(0) };
+    let columns = crate::testdata::columns("JS KC QS\nTS KH JC\nQC 6S KS\n8S 7S 9S");
+    let start = Position::new(&rules, &columns, &[], [10, 13, 12, 5]).expect("a consistent layout");
+    assert_eq!(plain_search(&start, &rules, 1_000_000), Some(true));
+    assert_eq!(plain_search(&start, &Variant { takeback: false, ..rules }, 1_000_000), Some(false));
+    assert_eq!(solve(&start, &rules, Budget::default(), &mut || false).status, Status::Solved);
+}

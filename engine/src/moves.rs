@@ -139,8 +139,9 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
 /// can be *used* at once: a card that fits on it is at the top of a column or in a cell
 /// (so it can go on it next), or the card below it on its foundation is not settled
 /// once it is off (so that card can come back next). Into a cell, only the second use
-/// is possible. docs/correctness.md proves both rules lose no win: some shortest win
-/// takes back only unsettled cards, each just before its use.
+/// is possible. docs/correctness.md proves both rules lose no win, in positions where
+/// every safe foundation move has been made (as the search's are): that is what rules
+/// out a chain of take-backs ending in a card that could have gone home safely.
 fn takeback_moves(
     s: &Position,
     rules: &Variant,

@@ -132,7 +132,8 @@ fn solve<'py>(
 
 /// The moves the exhaustive search tries from a position, in standard notation: every
 /// single-card move (and run moves under the relaxed rule), with only the first empty
-/// cell and first empty column as destinations. Exposed so that tests can hold the
+/// cell and first empty column as destinations, and under take-back the cards taken
+/// back that the search considers (`moves::takeback_moves`). Exposed so that tests can hold the
 /// engine's move generation against the referee's.
 #[pyfunction]
 #[pyo3(signature = (columns, cells, home, variant, *, sequences=false))]
