@@ -11,7 +11,7 @@ matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt
 
 from .outputs import write_atomically
-from .report import NOT_WON
+from .report import NOT_WON, without_takeback
 from .status import SOLVED
 
 DPI = 110
@@ -174,7 +174,7 @@ def takeback(report, path: Path) -> Path:
     for i, (variant, rule) in enumerate(bars):
         rows = table[table["variant"] == variant].sort_values("cells")
         xs = [c + (i - (len(bars) - 1) / 2) * width for c in rows["cells"]]
-        label = f"{variant}: " + ("without take-back" if rule == "won_without" else "with take-back")
+        label = f"{without_takeback(variant)} (without take-back)" if rule == "won_without" else variant
         drawn = ax.bar(xs, rows[rule], width=width, label=label, hatch="" if rule == "won_without" else "//")
         for bar, won, gained in zip(drawn, rows[rule], rows["won_only_with_takeback"]):
             note = f"{won:,}" + (f"\n(+{gained:,})" if rule == "won_with" else "")

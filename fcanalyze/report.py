@@ -230,7 +230,7 @@ def undecided(data) -> pd.DataFrame:
     return out[columns].reset_index(drop=True).astype({"cells": "Int64", "deal": "Int64", "nodes": "Int64"})
 
 
-def _without_takeback(variant: str) -> str | None:
+def without_takeback(variant: str) -> str | None:
     """The name of `variant`'s rules without take-back, or None if it has no take-back."""
     rules = Variant.parse(variant, cells=MAX_CELLS)
     return replace(rules, takeback=False).name if rules.takeback else None
@@ -261,7 +261,7 @@ def takeback_comparison(data) -> tuple[pd.DataFrame, pd.DataFrame]:
     wide = _verdicts(frame)
     names = set(frame["variant"].unique())
     for variant in sorted(names):
-        classic = _without_takeback(variant)
+        classic = without_takeback(variant)
         if classic is None or classic not in names:
             continue
         mine, theirs = wide.loc[variant], wide.loc[classic]

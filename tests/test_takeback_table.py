@@ -1,0 +1,83 @@
+"""The shipped take-back table: every job there, verdicts monotone in cells and never worse than the classic table's, solutions that replay under take-back, and lookups."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from fcanalyze import Variant, microsoft_deal
+from fcanalyze.published import CLASSIC_DEALS
+from fcanalyze.referee import replay
+from fcanalyze.store import SCHEMA
+from fcanalyze.table import CLASSIC, MACHINE_COLUMNS, TAKEBACK, TAKEBACK_CELLS, lookup, table_path
+
+pytestmark = pytest.mark.skipif(not table_path(TAKEBACK).is_file(), reason="the take-back table is not built")
+
+
+def _verdicts(path) -> dict[tuple[int, int], str]:
+    t = pq.read_table(path, columns=["deal", "cells", "status"])
+    return {(d, k): s for d, k, s in zip(*(t[c].to_pylist() for c in ("deal", "cells", "status")))}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return pq.read_table(table_path(TAKEBACK))
+
+
+def test_every_job_is_there_under_its_canonical_name_with_the_sweeps_schema(table):
+    assert table.num_rows == CLASSIC_DEALS * len(TAKEBACK_CELLS)
+    assert set(table["variant"].to_pylist()) == {TAKEBACK}
+    assert set(table["cells"].to_pylist()) == set(TAKEBACK_CELLS)
+    assert table.schema.names == [f.name for f in SCHEMA if f.name not in MACHINE_COLUMNS]
+    assert "error" not in set(table["status"].to_pylist())
+
+
+def test_take_back_never_loses_what_the_classic_rules_or_more_cells_win(table):
+    takeback, classic = _verdicts(table_path(TAKEBACK)), _verdicts(table_path(CLASSIC))
+    gained = {k: 0 for k in TAKEBACK_CELLS}
+    for (deal, cells), status in takeback.items():
+        if classic[(deal, cells)] == "solved":
+            assert status != "unsolvable", (deal, cells)  # take-back only adds moves
+        if status == "unsolvable":
+            assert classic[(deal, cells)] == "unsolvable", (deal, cells)
+        gained[cells] += status == "solved" and classic[(deal, cells)] == "unsolvable"
+        for more in (k for k in TAKEBACK_CELLS if k > cells):
+            if status == "solved":
+                assert takeback[(deal, more)] != "unsolvable", (deal, cells, more)
+    # Jobs left undecided (a budget ran out) stay a small tail.
+    assert sum(status not in ("solved", "unsolvable") for status in takeback.values()) <= 60
+    # The answer the table exists for (docs/takeback.md): none with 4 cells, some with 2 and 1.
+    assert gained[4] == 0 and takeback[(11982, 4)] == "unsolvable"
+    assert gained[2] > 100 and gained[1] > 200
+    assert takeback[(90, 1)] == "solved" and classic[(90, 1)] == "unsolvable"
+
+
+def test_a_sample_of_its_solutions_replays_under_take_back_and_not_all_without(table):
+    rows = [r for r in table.to_pylist() if r["status"] == "solved"]
+    classic = _verdicts(table_path(CLASSIC))
+    gains = [r for r in rows if classic[(r["deal"], r["cells"])] == "unsolvable"]
+    sample = random.Random(14).sample(rows, 150) + random.Random(15).sample(gains, 50)
+    for r in sample:
+        rules = Variant.parse(TAKEBACK, cells=r["cells"])
+        verdict = replay(microsoft_deal(r["deal"], rules), rules, r["solution"])
+        assert verdict.won, (r["deal"], r["cells"], verdict.summary())
+        assert (verdict.moves, verdict.score) == (r["moves"], r["score"])
+    # A deal won only with take-back must take a card back: the classic referee refuses it.
+    for r in gains[:20]:
+        plain = Variant(cells=r["cells"])
+        assert not replay(microsoft_deal(r["deal"], plain), plain, r["solution"]).won
+
+
+def test_lookup_takeback(run_cli):
+    done = run_cli("lookup", "90", "--takeback")
+    assert done.exit_code == 0, done.output
+    assert "FreeCell with take-back" in done.output and "microsoft-32000-takeback.parquet" in done.output
+    facts = json.loads(run_cli("lookup", "90", "--takeback", "--json").output)
+    assert facts["variant"] == TAKEBACK and facts["cells"]["1"]["status"] == "solved"
+    assert facts["min_cells"] == 1 and facts["min_cells_exact"] is False  # 0 cells is not in the table
+    facts_90 = lookup(90, variant=TAKEBACK)
+    assert facts_90 is not None and facts_90.verdicts[1].solution is not None
+    assert any(token[0] == "h" for token in facts_90.verdicts[1].solution.split())  # hs3: a take-back
