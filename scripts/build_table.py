@@ -60,13 +60,13 @@ from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from fcanalyze.referee import replay
 from fcanalyze.status import SOLVED
 from fcanalyze.store import read_dataset
-from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, table_path
+from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK_CELLS, table_path
+from fcanalyze.table import TAKEBACK as TAKEBACK_NAME
 from fcanalyze.variant import FREECELL, Variant
 
 SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
-TAKEBACK = Variant.parse("freecell,takeback=yes")
-TAKEBACK_CELLS = (4, 2, 1)
-TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", "4,2,1", "--variant", TAKEBACK.name]
+TAKEBACK = Variant.parse(TAKEBACK_NAME)
+TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", ",".join(map(str, TAKEBACK_CELLS)), "--variant", TAKEBACK_NAME]
 RETRY = ["--retry-unknown", "--max-seconds", "200"]
 # Columns with few distinct values are stored as dictionaries; solutions are not.
 DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
@@ -82,7 +82,7 @@ def main() -> int:
     rules, cells, sweep = (
         (TAKEBACK, TAKEBACK_CELLS, TAKEBACK_SWEEP) if args.takeback else (FREECELL, TABLE_CELLS, SWEEP)
     )
-    out = args.out or (table_path().with_name("microsoft-32000-takeback.parquet") if args.takeback else table_path())
+    out = args.out or table_path(TAKEBACK_NAME if args.takeback else FREECELL.name)
 
     source = args.source
     if source is None:
