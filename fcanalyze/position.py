@@ -125,21 +125,22 @@ class Position:
         The settled cards are the largest set of cards home that holds the bottom of
         every foundation and, with each card, every card that could be placed on it
         (docs/correctness.md proves no win needs them back). Under same-suit building
-        that is every card home; for alternating colours a suit is settled up to one
-        rank above the lower settled suit of the other colour.
+        that is every card home; for alternating colours a suit is settled up to its
+        height, but at most one rank above either suit of the other colour and two
+        above the other suit of its own colour.
         """
-        settled = list(self.board.foundations)
+        home = self.board.foundations
         if self._suited:
-            return settled
-        changed = True
-        while changed:
-            changed = False
-            for suit in range(4):
-                others = [settled[s] for s in range(4) if RED_OF[make_card(1, s)] != RED_OF[make_card(1, suit)]]
-                if settled[suit] > min(others) + 1:
-                    settled[suit] = min(others) + 1
-                    changed = True
-        return settled
+            return list(home)
+        clubs, diamonds, hearts, spades = home
+        red = min(diamonds, hearts) + 1  # the most a black suit can be settled to
+        black = min(clubs, spades) + 1
+        return [
+            min(clubs, red, spades + 2),
+            min(diamonds, black, hearts + 2),
+            min(hearts, black, diamonds + 2),
+            min(spades, red, clubs + 2),
+        ]
 
     # --- checking and applying moves ------------------------------------------------
 

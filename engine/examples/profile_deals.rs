@@ -1,4 +1,5 @@
 //! Solves deals given as text files for profiling: `cargo run --release --example profile_deals FILE...`
+//! (CELLS=k sets the free cells, TAKEBACK=1 plays the take-back rule).
 use fcanalyze_engine::card::Card;
 use fcanalyze_engine::position::Position;
 use fcanalyze_engine::search::{solve, Budget};
@@ -6,7 +7,8 @@ use fcanalyze_engine::variant::Variant;
 
 fn main() {
     let cells = std::env::var("CELLS").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
-    let rules = Variant::FREECELL.with_cells(cells);
+    let takeback = std::env::var("TAKEBACK").is_ok_and(|v| v == "1");
+    let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
     for path in std::env::args().skip(1) {

@@ -516,31 +516,22 @@ impl Position {
 /// How far up each foundation, with `home` cards home in each, the cards are
 /// *settled*: no win ever needs them back under the take-back rule. The settled cards
 /// are the largest set of cards home that holds the bottom of each foundation and,
-/// with every card, the cards that fit on it: a suit is settled up to its height, but never more than one rank above
-/// the lower of the two suits of the other colour. Under same-suit building the only
-/// card that fits on a card home is the one below it, so everything home is settled.
-/// docs/correctness.md proves that such cards never need to be taken back.
+/// with every card, the cards that fit on it. For alternating colours that is, for
+/// each suit, its height, but at most one rank above either suit of the other colour
+/// (whose cards fit on its cards) and two above the other suit of its colour (whose
+/// cards fit on those); a unit test holds this against the definition. Under
+/// same-suit building the only card that fits on a card home is the one below it, so
+/// everything home is settled. docs/correctness.md proves that such cards never need
+/// to be taken back.
 pub fn settled_heights(home: [u8; 4], rules: &Variant) -> [u8; 4] {
-    let mut settled = home;
     if rules.same_suit {
-        return settled;
+        return home;
     }
-    // Lowering one suit can lower the other colour's, and that this one again; it
-    // settles within a few rounds (each round lowers some suit or ends).
-    loop {
-        let mut changed = false;
-        for suit in 0..4u8 {
-            let (o1, o2) = other_colour(suit);
-            let most = settled[o1].min(settled[o2]) + 1;
-            if settled[usize::from(suit)] > most {
-                settled[usize::from(suit)] = most;
-                changed = true;
-            }
-        }
-        if !changed {
-            return settled;
-        }
-    }
+    std::array::from_fn(|suit| {
+        let (o1, o2) = other_colour(suit as u8);
+        let mate = suit ^ 3;
+        home[suit].min(home[o1] + 1).min(home[o2] + 1).min(home[mate] + 2)
+    })
 }
 
 /// How many cards at the end of `cards` form a run that may move together.
