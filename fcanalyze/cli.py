@@ -20,6 +20,7 @@ from .outputs import write_atomically
 from .referee import replay
 from .solving import solve as solve_job
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
+from .sweep.rows import HARD_NODES, SOLUTIONS
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -437,7 +438,8 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     default="fcanalyze-results",
     show_default=True,
     metavar="DIR",
-    help="Dataset directory: created if missing; jobs already in it are skipped.",
+    help="Dataset directory: created if missing; jobs already in it are skipped. With --scheduler, a "
+    "directory every worker can reach, or an fsspec URL (s3://bucket/path, gs://..., file://...).",
 )
 @click.option(
     "--variant",
@@ -474,7 +476,18 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     metavar="ADDRESS",
     default=None,
     help="Run the jobs on the Dask cluster whose scheduler is at ADDRESS (like "
-    "tcp://host:8786) instead of a local pool; rows come back here. Needs the dask extra.",
+    "tcp://host:8786) instead of a local pool. The workers write their rows to --out "
+    "themselves, a part file per chunk of deals; this process only plans and counts. "
+    "Needs the dask extra.",
+)
+@click.option(
+    "--solutions",
+    type=click.Choice(SOLUTIONS),
+    default="all",
+    show_default=True,
+    help="Which solved rows keep their solution (every one is replayed by the referee first): "
+    f"all; none; or hard, those whose search expanded at least {HARD_NODES:,} positions. "
+    "Move counts stay in every row. Without solutions a 4-cell row takes about a fifth of the space.",
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option(
@@ -492,6 +505,7 @@ def sweep(
     max_memory,
     retry_unknown,
     scheduler,
+    solutions,
     no_progress,
     log_file,
     verbose,
@@ -519,6 +533,7 @@ def sweep(
         retry_unknown=retry_unknown,
         progress=None if no_progress else ProgressBar(),
         scheduler=scheduler,
+        solutions=solutions,
     )
     from . import logs
 
@@ -538,6 +553,17 @@ def sweep(
             f"wall {summary.wall_seconds:.1f} s; worker time: engine {summary.engine_seconds:.1f} s, "
             f"referee {summary.verify_seconds:.1f} s; Parquet writes {summary.write_seconds:.2f} s"
             + (f"; {summary.worker_deaths} worker(s) died and were replaced" if summary.worker_deaths else "")
+            + (
+                f"; parts written by the workers {summary.bytes_written / 2**20:,.1f} MiB"
+                if summary.bytes_written
+                else ""
+            )
+        )
+    if summary.failed_tasks:
+        click.echo(
+            f"{_count(summary.failed_tasks, 'chunk')} failed on the cluster (the workers' logs say why); "
+            "their jobs have no rows yet: run the same command again to retry them.",
+            err=True,
         )
     unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
     if unknown and not summary.interrupted:
@@ -545,6 +571,8 @@ def sweep(
         retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
         if variant != "freecell":
             retry += ["--variant", variant]
+        if scheduler is not None:
+            retry += ["--scheduler", scheduler]
         longer = max(300.0, 4 * (max_seconds or 0))
         retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
         click.echo(

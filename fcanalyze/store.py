@@ -6,7 +6,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +15,7 @@ from typing import IO, NamedTuple
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .chunks import SHARD_PREFIX
 from .errors import FcanalyzeError
 from .jobs import Key
 from .status import ERROR
@@ -107,18 +108,56 @@ def rows_to_table(rows: Sequence[Row]) -> pa.Table:
     return pa.Table.from_arrays([pa.array(values, type=f.type) for values, f in zip(columns, SCHEMA)], schema=SCHEMA)
 
 
-def part_files(path: Path) -> list[Path]:
-    return sorted(p for p in path.glob(f"{PART_PREFIX}*{PART_SUFFIX}") if p.is_file())
+def part_files(path: Path, chunks: bool = True) -> list[Path]:
+    """A dataset directory's part files: a local sweep's, and (with `chunks`) a cluster
+    sweep's in its shard folders (chunks.py)."""
+    found = [p for p in path.glob(f"{PART_PREFIX}*{PART_SUFFIX}") if p.is_file()]
+    if chunks:
+        found += [p for p in path.glob(f"{SHARD_PREFIX}*/*{PART_SUFFIX}") if p.is_file() and not p.name.startswith(".")]
+    return sorted(found)
+
+
+class ReadOnlyDirectory(FcanalyzeError):
+    """The dataset directory is there but cannot be written (a read-only mount)."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"cannot write to {path}: {reason}")
+        self.reason = reason
+
+
+def lock_directory(path: Path) -> IO[str]:
+    """Creates the dataset directory if need be and locks it against a second sweep;
+    the lock lasts until the returned file is closed. FcanalyzeError if it cannot
+    (ReadOnlyDirectory if it exists but cannot be written)."""
+    if path.exists() and not path.is_dir():
+        raise FcanalyzeError(f"{path} is a file; a dataset is a directory: give --out a directory name")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        lock = open(path / ".lock", "w")  # noqa: SIM115 - held for the sweep's life
+    except OSError as e:
+        if path.is_dir() and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ReadOnlyDirectory(path, e.strerror or str(e)) from None
+        raise FcanalyzeError(f"cannot write to {path}: {e.strerror or e}") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise FcanalyzeError(f"another sweep is writing to {path}; wait for it or use another --out") from None
+    return lock
 
 
 def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
     """Every row of the dataset at `path`, as one table with the dataset schema.
 
-    `path` is a sweep's directory, or one Parquet file of its rows (an `export`, or the
-    table shipped in data/); columns such a file leaves out come back as nulls. Raises
+    `path` is a sweep's directory (a local sweep's part files, a cluster sweep's shard
+    folders, or both), a cluster sweep's fsspec URL, or one Parquet file of its rows
+    (an `export`, or the table shipped in data/); columns such a file leaves out come
+    back as nulls. Raises
     FcanalyzeError if `path` is missing, holds no part files, or holds files that are
     not fcanalyze rows.
     """
+    if "://" in str(path):
+        return _read_location(str(path), columns)
     path = Path(path)
     if path.is_file():
         return _read_part(path, columns)
@@ -130,6 +169,63 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     if not files:
         raise FcanalyzeError(f"{path} holds no fcanalyze dataset ({PART_PREFIX}*{PART_SUFFIX} files)")
     tables = [_read_part(f, columns) for f in files]
+    return pa.concat_tables(tables)
+
+
+def chunked_rows(path: str | os.PathLike) -> int | None:
+    """How many rows a cluster sweep's dataset holds, from its file names alone (a
+    listing per shard, no file opened); None for anything else."""
+    from .chunks import Chunk, ChunkStore, shard_folder
+
+    text = str(path)
+    if "://" in text:
+        store = ChunkStore(text)
+        return sum(len(c) for s in store.shards() for c in store.chunks_in(s))
+    folder = Path(text)
+    if not folder.is_dir() or part_files(folder, chunks=False):
+        return None
+    total = None
+    for shard in sorted(folder.glob(f"{SHARD_PREFIX}*")):
+        for file in shard.glob(f"*{PART_SUFFIX}"):
+            chunk = Chunk.from_file_name(file.name)
+            if chunk is not None and shard.name == shard_folder(chunk.shard):
+                total = (total or 0) + len(chunk)
+    return total
+
+
+def read_by_shard(path: str | os.PathLike, columns: list[str] | None = None) -> Iterator[tuple[int, pa.Table]]:
+    """A cluster sweep's dataset one shard at a time (every row of a shard's deals, all
+    variants and cell counts): (shard, rows), in deal order."""
+    from .chunks import ChunkStore
+
+    text = str(path)
+    if "://" in text:
+        store = ChunkStore(text)
+        for shard in store.shards():
+            chunks = store.chunks_in(shard)
+            yield (
+                shard,
+                pa.concat_tables([_checked(store.read(c, columns), c.path(store.root), columns) for c in chunks]),
+            )
+        return
+    for folder in sorted(Path(text).glob(f"{SHARD_PREFIX}*")):
+        files = sorted(f for f in folder.glob(f"*{PART_SUFFIX}") if not f.name.startswith("."))
+        if files:
+            yield int(folder.name.removeprefix(SHARD_PREFIX)), pa.concat_tables([_read_part(f, columns) for f in files])
+
+
+def _read_location(location: str, columns: list[str] | None) -> pa.Table:
+    """A cluster sweep's dataset at an fsspec URL: every chunk file of every shard."""
+    from .chunks import ChunkStore
+
+    store = ChunkStore(location)
+    tables = [
+        _checked(store.read(chunk, columns), chunk.path(store.root), columns)
+        for shard in store.shards()
+        for chunk in store.chunks_in(shard)
+    ]
+    if not tables:
+        raise FcanalyzeError(f"{location} holds no fcanalyze dataset (shard=*/ folders of part files)")
     return pa.concat_tables(tables)
 
 
@@ -147,6 +243,12 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
             table = part.read(columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
+    return _checked(table, file, columns)
+
+
+def _checked(table: pa.Table, file: Path | str, columns: list[str] | None) -> pa.Table:
+    """The part's columns that were asked for, in SCHEMA's order and types, or FcanalyzeError."""
+    wanted = list(COLUMNS) if columns is None else columns
     table = _with_columns_added(table, wanted)
     expected = pa.schema([SCHEMA.field(c) for c in wanted])
     if table.column_names != expected.names or table.schema.types != expected.types:
@@ -198,25 +300,15 @@ class Dataset:
     def open(cls, path: str | os.PathLike) -> Dataset:
         """Opens (creating) a dataset directory for writing; FcanalyzeError if it cannot be."""
         path = Path(path)
-        if path.exists() and not path.is_dir():
-            raise FcanalyzeError(f"{path} is a file; a dataset is a directory: give --out a directory name")
         try:
-            path.mkdir(parents=True, exist_ok=True)
-            lock = open(path / ".lock", "w")  # noqa: SIM115 - held for the sweep's life
-        except OSError as e:
-            if not path.is_dir() or e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
-                raise FcanalyzeError(f"cannot write to {path}: {e.strerror or e}") from None
+            lock = lock_directory(path)
+        except ReadOnlyDirectory as e:
             # A finished dataset on a read-only mount can still say what it holds; the
             # sweep refuses only if it has jobs left to run.
-            dataset = cls(path, read_only=e.strerror or str(e))
+            dataset = cls(path, read_only=e.reason)
             for file in part_files(path):
                 dataset._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
             return dataset
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            lock.close()
-            raise FcanalyzeError(f"another sweep is writing to {path}; wait for it or use another --out") from None
         dataset = cls(path, _lock=lock)
         # Temporaries are left only by a writer killed mid-write; the rename never happened.
         for tmp in path.glob(f".{PART_PREFIX}*.tmp"):

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from fcanalyze.store import read_dataset
+from fcanalyze.store import part_files, read_dataset
 
 DATA = Path(__file__).parent / "data"
 
@@ -105,7 +105,7 @@ def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: fl
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the sweep finished before it could be killed"
         try:
-            n = sum(pq.read_metadata(f).num_rows for f in path.glob("part-*.parquet"))
+            n = sum(pq.read_metadata(f).num_rows for f in part_files(path))
         except (OSError, pa.ArrowException):
             n = 0
         if n >= at_least:

@@ -28,7 +28,11 @@ from conftest import (  # noqa: E402
     wait_for_rows,
 )
 
-from fcanalyze.store import read_dataset  # noqa: E402
+from fcanalyze.budgets import Budgets  # noqa: E402
+from fcanalyze.chunks import Chunk, ChunkStore  # noqa: E402
+from fcanalyze.store import part_files, read_dataset  # noqa: E402
+from fcanalyze.sweep.cluster import run_chunk  # noqa: E402
+from fcanalyze.variant import Variant  # noqa: E402
 
 # The `dask` command of the environment running the tests.
 _BESIDE = Path(sys.executable).with_name("dask")
@@ -70,6 +74,14 @@ class Cluster:
         client = distributed.Client(self.address, timeout=30)
         try:
             client.wait_for_workers(workers, timeout=60)
+        finally:
+            client.close()
+
+    def wait_for_workers(self) -> None:
+        """Until the nannies have brought back any worker a test killed."""
+        client = distributed.Client(self.address, timeout=30)
+        try:
+            client.wait_for_workers(len(self.workers), timeout=60)
         finally:
             client.close()
 
@@ -116,34 +128,124 @@ def test_a_cluster_sweep_writes_the_same_rows_as_the_local_pool(cluster, tmp_pat
 
 def test_killing_a_worker_mid_sweep_loses_nothing_and_duplicates_nothing(cluster, tmp_path):
     out = tmp_path / "ds"
-    args = [
-        "sweep",
-        "--deals",
-        "1-200",
-        "--cells",
-        "1",
-        "--out",
-        out,
-        "--scheduler",
-        cluster.address,
-        "--no-progress",
-        "--max-seconds",
-        "0",
-    ]
-    proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["sweep", "--deals", "1-200", "--cells", "2", "--out", out, "--scheduler", cluster.address]
+    proc = fcanalyze_process(*args, "--no-progress", "--max-seconds", "0", stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     wait_for_rows(out, 10, proc)
     victim = cluster.worker_processes()[0]
     os.kill(victim, signal.SIGKILL)
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
-    assert sorted(keys(out)) == [(d, "freecell", 1) for d in range(1, 201)]
-    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == verdicts_at(1)
-    # The nanny brought the worker back for the next test.
+    assert sorted(keys(out)) == [(d, "freecell", 2) for d in range(1, 201)]
+    assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == verdicts_at(2)
+    cluster.wait_for_workers()
+
+
+def test_a_task_run_again_after_writing_its_part_replaces_it(cluster, tmp_path):
+    # What Dask does when a worker dies after a task wrote its part but before its
+    # result reached the client: the task runs again, elsewhere.
+    store = ChunkStore(str(tmp_path / "ds"))
+    chunk = Chunk("freecell", 1, 101, 130)
     client = distributed.Client(cluster.address, timeout=30)
     try:
-        client.wait_for_workers(2, timeout=60)
+        args = (store, chunk, Variant.parse("freecell", cells=1), Budgets(None, None, 1 << 30), "all", False)
+        first = client.submit(run_chunk, *args, pure=False).result()
+        file = Path(chunk.path(store.root))
+        written = file.stat().st_mtime_ns
+        second = client.submit(run_chunk, *args, pure=False).result()
     finally:
         client.close()
+    assert first.counts == second.counts and sum(first.counts.values()) == 30
+    assert file.stat().st_mtime_ns > written
+    assert [p.name for p in part_files(tmp_path / "ds")] == [chunk.file_name()]
+    # A sweep over the same deals finds that chunk done and runs the rest.
+    result = run_fcanalyze("sweep", "-d", "101-150", "-k", "1", "-o", tmp_path / "ds", "--scheduler",
+                           cluster.address, "--no-progress", "--max-seconds", "0")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "(30 were already there, 20 run now)" in result.stdout
+    assert sorted(keys(tmp_path / "ds")) == [(d, "freecell", 1) for d in range(101, 151)]
+    assert {r["deal"]: r["status"] for r in read_dataset(tmp_path / "ds").to_pylist()} == {
+        d: v for d, v in verdicts_at(1).items() if d >= 101 and d <= 150
+    }
+
+
+def test_a_client_killed_with_sigkill_resumes_where_it_stopped(cluster, tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "-d", "1-200", "-k", "2,1", "-o", out, "--scheduler", cluster.address, "--max-seconds", "0"]
+    proc = fcanalyze_process(*args, "--no-progress", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_rows(out, 20, proc)
+    proc.kill()
+    proc.wait()
+    before = len(keys(out))
+    assert 20 <= before < 400
+    again = run_fcanalyze(*args, "--no-progress")
+    assert again.returncode == 0, again.stderr
+    # The chunks written before the kill were not run again.
+    done = int(again.stdout.split("(", 1)[1].split(" were already there")[0].replace(",", ""))
+    assert done >= before - 40  # the tasks in flight at the kill may have finished since
+    assert sorted(keys(out)) == sorted((d, "freecell", k) for d in range(1, 201) for k in (1, 2))
+    got = {(r["deal"], r["cells"]): r["status"] for r in read_dataset(out).to_pylist()}
+    assert got == {(d, k): v for k in (1, 2) for d, v in verdicts_at(k).items()}
+    # Every 1-cell job of a deal proved unsolvable with 2 cells was settled without a search.
+    by_key = {(r["deal"], r["cells"]): r for r in read_dataset(out).to_pylist()}
+    for d in range(1, 201):
+        if by_key[(d, 2)]["status"] == "unsolvable":
+            assert by_key[(d, 1)]["implied_by"] == 2 and by_key[(d, 1)]["nodes"] is None
+
+
+def test_an_fsspec_url_location(cluster, tmp_path):
+    url = f"file://{tmp_path}/bucket/sweep"
+    args = ["sweep", "-d", "1-60", "-k", "4", "-o", url, "--scheduler", cluster.address, "--no-progress"]
+    result = run_fcanalyze(*args, "--solutions", "none")
+    assert result.returncode == 0, result.stderr
+    assert f"in {tmp_path}/bucket/sweep" in result.stdout
+    table = read_dataset(url)
+    assert sorted(table["deal"].to_pylist()) == list(range(1, 61))
+    assert set(table["status"].to_pylist()) == {"solved"}
+    assert table["solution"].null_count == 60 and table["moves"].null_count == 0
+    # Readers that know nothing of fcanalyze prune by the shard folders.
+    import pyarrow.dataset as ds
+
+    found = ds.dataset(str(tmp_path / "bucket" / "sweep"), format="parquet", partitioning="hive")
+    assert found.to_table(filter=ds.field("shard") == 0).num_rows == 60
+    assert found.to_table(filter=ds.field("shard") == 1).num_rows == 0
+
+
+def test_a_cluster_sweep_of_the_extended_range_starts_at_once_and_stops_on_ctrl_c(cluster, tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "-d", "1-8589934591", "-k", "4", "-o", out, "--scheduler", cluster.address, "--no-progress"]
+    begin = time.monotonic()
+    proc = fcanalyze_process(*args, "--solutions", "none", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(out, 1, proc, timeout=60)
+    started = time.monotonic() - begin
+    peak_kib = int(next(line for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+                        if line.startswith("VmHWM:")).split()[1])  # fmt: skip
+    proc.send_signal(signal.SIGINT)
+    stop = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    stopped = time.monotonic() - stop
+    assert proc.returncode == 130, stderr
+    assert "Interrupted" in stderr and "Traceback" not in stderr
+    assert started < 30, started
+    assert peak_kib < 200 * 1024, peak_kib
+    assert stopped < 5, stopped  # the client stops within a second; Python's exit takes the rest
+    assert all(table_deal < 1_000_000 for table_deal in read_dataset(out)["deal"].to_pylist())
+    cluster.wait_for_workers()
+
+
+def test_a_relative_out_is_where_the_client_runs_not_where_the_workers_do(cluster, tmp_path):
+    command = [sys.executable, "-m", "fcanalyze", "sweep", "-d", "1-5", "-k", "4", "-o", "here", "--scheduler",
+               cluster.address, "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(keys(tmp_path / "here")) == [(d, "freecell", 4) for d in range(1, 6)]
+
+
+def test_a_cluster_sweep_leaves_a_local_sweeps_dataset_alone(cluster, tmp_path, run_cli):
+    assert run_cli("sweep", "-d", "1-3", "-k", "4", "-o", tmp_path / "ds", "--no-progress").exit_code == 0
+    result = run_cli("sweep", "-d", "1-6", "-k", "4", "-o", tmp_path / "ds", "--scheduler", cluster.address)
+    assert result.exit_code == 2
+    assert "holds a local sweep's parts, which a cluster sweep does not add to" in result.output
 
 
 def test_without_a_scheduler_dask_is_not_imported(tmp_path):

@@ -46,7 +46,7 @@ def sweep(
     cells: list[int] | int | str | None = 4,
     out: str | os.PathLike = "fcanalyze-results",
     **options,
-) -> Path:
+) -> Path | str:
     """Decides every (deal, cells) job into the dataset at `out`; returns its path.
 
     `cells` None takes the CLI's default: 4, 2 and 1, or for a variant that deals
@@ -54,9 +54,10 @@ def sweep(
 
     Jobs already in the dataset are skipped (with `retry_unknown=True`, `unknown`
     and `error` rows are run again and replaced). With `scheduler` (like
-    tcp://host:8786) the jobs run on that Dask cluster's workers and the rows come
-    back here to be written. The options (variant, workers, budgets, retry_unknown,
-    progress, scheduler) are plan_sweep's.
+    tcp://host:8786) the jobs run on that Dask cluster's workers, which write the
+    dataset at `out` themselves: a directory they all reach, or an fsspec URL (then
+    returned as given). The options (variant, workers, budgets, retry_unknown,
+    progress, scheduler, solutions) are plan_sweep's.
     """
     return run_sweep(deals, cells, out, **options).path
 

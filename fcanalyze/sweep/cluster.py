@@ -1,30 +1,35 @@
-"""The Dask backend: a sweep's jobs as tasks on a cluster's workers, rows back to this process."""
+"""The Dask backend: a sweep's chunks as tasks on a cluster's workers, which write their own part files; this process only plans and counts."""
 
 from __future__ import annotations
 
+import collections
 import logging
 import re
 import socket
 import time
-from collections.abc import Generator
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..budgets import Budgets
+from ..chunks import SHARD_DEALS, Chunk, ChunkStore, is_local, shard_of
 from ..errors import FcanalyzeError
 from ..inputs import quote
-from ..store import Row
+from ..jobs import JobSpace
+from ..status import ERROR, UNKNOWN, UNSOLVABLE
+from ..store import Row, rows_to_table
 from ..variant import Variant
-from .queue import Job, JobQueue, chunk_size
-from .rows import error_row, solve_chunk
+from .plan import SweepSummary, catch_stop_signals
+from .progress import Progress, Tally, expected_cost
+from .recorder import PROGRESS_SECONDS
+from .rows import implied_row, solve_row, with_solution_kept
 
 log = logging.getLogger("fcanalyze.sweep")
 
-# Jobs per task: big enough that Dask's costs per task stay small beside fast 4-cell
-# jobs (256 of them take about 70 ms; 64 made the cluster 1.44x slower than the local
-# pool, 256 1.29x, on deals 1..16,000), small enough that a lost worker loses little.
-MAX_CHUNK = 256
 CONNECT_SECONDS = 10
-# The cluster backend yields at least this often, rows or not.
+# The client looks for finished tasks (and for Ctrl-C) at least this often.
 WAKE_SECONDS = 0.05
 
 _ADDRESS = re.compile(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?", re.ASCII)
@@ -66,68 +71,301 @@ def _client(address: str):
         raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
 
 
-class Cluster:
-    """Runs a queue's jobs on the Dask cluster at `address`. Every row comes back to
-    this process to be written, so workers need no shared disk. Chunks are submitted
-    as the queue makes them ready, a few per worker thread ahead. A task whose worker
-    dies is rerun by Dask on another worker; a task Dask gives up on (KilledWorker:
-    it took workers down with it several times) or that raised gets error rows."""
+# A task's chunk of deals is as large as fits about this much expected work at the
+# sweep's slowest cell count (in expected_cost's units: 200,000 is some 20 s), and
+# small enough to give every worker thread several tasks. Chunk sizes divide a
+# shard evenly, so chunks never straddle two shards: 20,000 deals for 4-cell
+# sweeps (430,000 tasks and files for the extended range), 200 when 1 or 2 cells
+# are in the sweep.
+TASK_COST = 200_000
+CHUNK_SIZES = (20_000, 10_000, 5_000, 2_000, 1_000, 500, 200, 100, 50, 20, 10, 5, 2, 1)
+# Tasks submitted ahead of the workers, per worker thread: enough that none idles
+# while this process hears of a result and submits the next.
+TASKS_AHEAD = 4
+# Shards whose listing is remembered (ranges go in deal order, so few are in use).
+LISTINGS_KEPT = 8
 
-    def __init__(self, rules: Variant, budgets: Budgets, address: str, host: str):
+
+def chunk_deals(deals: int, cells: list[int], threads: int) -> int:
+    """Deals per chunk for a sweep of `deals` deals at `cells` on `threads` threads."""
+    slowest = max(expected_cost(k) for k in cells)
+    target = max(1, min(TASK_COST // slowest, deals // (threads * 8)))
+    return next(size for size in CHUNK_SIZES if size <= target)
+
+
+def deal_ranges(spans: list[tuple[int, int]], size: int) -> Iterator[tuple[int, int]]:
+    """The sweep's deals cut into runs of at most `size`, at multiples of `size` from
+    each shard's start; lazily, so a plan of billions of deals costs nothing."""
+    for lo, hi in spans:
+        deal = lo
+        while deal <= hi:
+            start = shard_of(deal) * SHARD_DEALS + 1
+            end = min(hi, start + ((deal - start) // size + 1) * size - 1)
+            yield deal, end
+            deal = end + 1
+
+
+def gaps(first: int, last: int, chunks: list[Chunk]) -> list[tuple[int, int]]:
+    """The runs of first..last that none of `chunks` covers."""
+    found, deal = [], first
+    for c in sorted(chunks, key=lambda c: c.first):
+        if c.first > deal:
+            found.append((deal, min(last, c.first - 1)))
+        deal = max(deal, c.last + 1)
+        if deal > last:
+            break
+    if deal <= last:
+        found.append((deal, last))
+    return found
+
+
+@dataclass(frozen=True)
+class ChunkDone:
+    """What a task sends back: how its jobs went, never the rows."""
+
+    chunk: Chunk
+    # Status -> count over the jobs run now (kept rows of a retried chunk not included).
+    counts: dict[str, int]
+    engine_seconds: float
+    verify_seconds: float
+    bytes_written: int
+    # The chunk's file was there, and its undecided rows were run again.
+    retried: bool = False
+
+
+def run_chunk(
+    store: ChunkStore, chunk: Chunk, rules: Variant, budgets: Budgets, solutions: str, retry: bool
+) -> ChunkDone:
+    """The task a worker runs: every job of the chunk, solved or settled, written as
+    the chunk's part file. With `retry`, the chunk's file exists and only its unknown
+    and error rows are run again."""
+    host = socket.gethostname()
+    kept: dict[int, Row] = {}
+    if retry:
+        for old in store.read(chunk).to_pylist():
+            if old["status"] not in (UNKNOWN, ERROR):
+                kept[old["deal"]] = Row(**old)
+        if len(kept) == len(chunk):
+            return ChunkDone(chunk, {}, 0.0, 0.0, 0, retried=True)
+    proved = proved_unsolvable_with_more(store, chunk)
+    rows: list[Row] = []
+    counts: collections.Counter[str] = collections.Counter()
+    engine = verify = 0.0
+    for deal in chunk.deals:
+        row = kept.get(deal)
+        if row is None:
+            if deal in proved:
+                row = implied_row(deal, rules.with_cells(chunk.cells), budgets, host, proved[deal])
+            else:
+                row = with_solution_kept(solve_row(deal, chunk.cells, rules, budgets, host), solutions)
+                engine += row.seconds or 0.0
+                verify += row.verify_seconds or 0.0
+            counts[row.status] += 1
+        rows.append(row)
+    size = store.write(chunk, rows_to_table(rows))
+    return ChunkDone(chunk, dict(counts), engine, verify, size, retried=retry)
+
+
+def proved_unsolvable_with_more(store: ChunkStore, chunk: Chunk) -> dict[int, int]:
+    """The chunk's deals proved unsolvable with more cells, each with the fewest such
+    cells: read from the chunk files of its shard (fewer cells never win a deal that
+    more cannot)."""
+    proved: dict[int, int] = {}
+    for other in store.chunks_in(chunk.shard):
+        if other.variant != chunk.variant or other.cells <= chunk.cells:
+            continue
+        if other.last < chunk.first or other.first > chunk.last:
+            continue
+        table = store.read(other, ["deal", "status"])
+        for deal, status in zip(table["deal"].to_pylist(), table["status"].to_pylist()):
+            if status == UNSOLVABLE and chunk.first <= deal <= chunk.last:
+                proved[deal] = min(proved.get(deal, other.cells), other.cells)
+    return proved
+
+
+@dataclass
+class _Range:
+    """A run of deals going through the sweep's cell counts, most first: its chunks
+    with fewer cells start when those with more have finished."""
+
+    first: int
+    last: int
+    step: int = 0  # index into the sweep's cell counts
+    pending: int = 0  # tasks in flight for the current step
+
+
+class ClusterPlan:
+    """A checked cluster sweep: run() plans chunks, submits them to the Dask cluster,
+    and counts what comes back; close() releases the location."""
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        rules: Variant,
+        space: JobSpace,
+        budgets: Budgets,
+        retry_unknown: bool,
+        solutions: str,
+        progress: Progress | None,
+        scheduler: str,
+        release: Callable[[], None],
+    ):
+        self.store = store
         self.rules = rules
+        self.space = space
         self.budgets = budgets
-        self.address = address
-        self.host = host
-        self.deaths = 0  # Dask replaces lost workers itself
+        self.retry = retry_unknown
+        self.solutions = solutions
+        self.progress = progress
+        self.scheduler = scheduler
+        self._release = release
+        self.stop_requested = False
+        location = store.location
+        self.summary = SweepSummary(Path(location) if is_local(location) else location, rules.name, len(space), 0)
+        self._listings: collections.OrderedDict[int, list[Chunk]] = collections.OrderedDict()
+        self._retried: set[Chunk] = set()
+        self._ran: dict[int, collections.Counter[str]] = {k: collections.Counter() for k in space.cells}
+        self._kept: collections.Counter[int] = collections.Counter()
+        self.to_run = len(space)
+        self._total_cost = sum(len(space.deals) * expected_cost(k) for k in space.cells)
+        self._done_cost = 0
+        self._last_report = 0.0
 
-    def rows(self, queue: JobQueue) -> Generator[list[Row], None, None]:
-        """Yields rows as tasks finish, and an empty batch at least every WAKE_SECONDS.
-        Closing the iterator early cancels the tasks in flight."""
-        from dask.distributed import as_completed
+    def close(self) -> None:
+        self._release()
 
-        client = _client(self.address)
-        in_flight: dict[Any, list[Job]] = {}
+    def run(self) -> SweepSummary:
+        s = self.summary
+        begin = time.perf_counter()
+        client = _client(self.scheduler)
+        restore = catch_stop_signals(self)
+        in_flight: dict[Any, _Range] = {}
         try:
+            from dask.distributed import as_completed
+
             threads = sum(client.nthreads().values())
             if threads == 0:
                 raise FcanalyzeError(
-                    f"the Dask cluster at {self.address} has no workers; start some with 'dask worker {self.address}'"
+                    f"the Dask cluster at {self.scheduler} has no workers; start some with 'dask worker {self.scheduler}'"
                 )
-            log.info("Dask cluster at %s: %d worker thread(s)", self.address, threads)
-            size = chunk_size(queue.to_run, threads, MAX_CHUNK)
+            size = chunk_deals(len(self.space.deals), self.space.cells, threads)
+            log.info(
+                "Dask cluster at %s: %d worker thread(s); chunks of %d deals written to %s",
+                self.scheduler, threads, size, self.store.location,
+            )  # fmt: skip
+            ranges = deal_ranges(self.space.deals.spans, size)
+            ready: collections.deque[_Range] = collections.deque()
             with client.as_current():
                 completed = as_completed([], with_results=True, raise_errors=False)
-            number = 0
-            while True:
-                while len(in_flight) < 4 * threads:
-                    chunk = queue.next_chunk(size)
-                    if not chunk:
-                        break
-                    jobs = [(deal, cells) for _, deal, cells in chunk]
-                    key = f"fcanalyze-chunk-{number}-{time.time_ns()}"
-                    future = client.submit(solve_chunk, jobs, self.rules, self.budgets, pure=False, key=key)
-                    number += 1
-                    in_flight[future] = chunk
-                    completed.add(future)
-                if not in_flight and not queue.has_pending():
-                    return
-                batch: list[Row] = []
-                if completed.has_ready():
-                    for future, result in completed.next_batch(block=False):
-                        self._take(in_flight.pop(future), result, batch)
+            self._report(force=True)
+            while not self.stop_requested:
+                while len(in_flight) < TASKS_AHEAD * threads:
+                    if ready:
+                        current = ready.popleft()
+                    else:
+                        run = next(ranges, None)
+                        if run is None:
+                            break
+                        current = _Range(*run)
+                    for future in self._submit_step(client, current, size):
+                        in_flight[future] = current
+                        completed.add(future)
+                if not in_flight and not ready:
+                    break
+                if not completed.has_ready():
+                    time.sleep(WAKE_SECONDS)  # polling keeps Ctrl-C prompt
                 else:
-                    time.sleep(WAKE_SECONDS)  # polling keeps Ctrl-C and the flushes prompt
-                yield batch
+                    for future, result in completed.next_batch(block=False):
+                        finished = in_flight.pop(future)
+                        self._take(result)
+                        finished.pending -= 1
+                        if finished.pending == 0:
+                            finished.step += 1
+                            ready.append(finished)
+                self._report()
         finally:
             if in_flight:
                 client.cancel(list(in_flight))
             client.close()
+            restore()
+        s.interrupted = self.stop_requested
+        if s.interrupted:
+            log.warning("stopped; the chunks finished so far are kept")
+        s.ran = sum(sum(c.values()) for c in self._ran.values())
+        s.wall_seconds = time.perf_counter() - begin
+        s.by_cells = {}
+        for k in self.space.cells:
+            counter = collections.Counter(self._ran[k])
+            counter["left"] = len(self.space.deals) - self._kept[k] - sum(self._ran[k].values())
+            s.by_cells[k] = counter
+        self._report(force=True, final=True)
+        return s
 
-    def _take(self, chunk: list[Job], result: Any, batch: list[Row]) -> None:
+    def _listing(self, shard: int) -> list[Chunk]:
+        if shard in self._listings:
+            self._listings.move_to_end(shard)
+        else:
+            self._listings[shard] = self.store.chunks_in(shard)
+            if len(self._listings) > LISTINGS_KEPT:
+                self._listings.popitem(last=False)
+        return self._listings[shard]
+
+    def _submit_step(self, client, run: _Range, size: int) -> list[Any]:
+        """Submits the tasks of the range's next cell count that has any to do."""
+        cells = self.space.cells
+        name = self.rules.name
+        while run.step < len(cells):
+            k = cells[run.step]
+            there = [
+                c
+                for c in self._listing(shard_of(run.first))
+                if c.variant == name and c.cells == k and c.first <= run.last and c.last >= run.first
+            ]
+            missing = gaps(run.first, run.last, there)
+            done = run.last - run.first + 1 - sum(b - a + 1 for a, b in missing)
+            self._kept[k] += done
+            self.summary.already_done += done
+            self.to_run -= done
+            self._total_cost -= done * expected_cost(k)
+            work = [(Chunk(name, k, a, b), False) for a, b in missing]
+            if self.retry:
+                work += [(c, True) for c in there if c not in self._retried]
+                self._retried.update(c for c in there)
+            futures = [self._submit(client, chunk, retry) for chunk, retry in work]
+            if futures:
+                run.pending = len(futures)
+                return futures
+            run.step += 1
+        return []
+
+    def _submit(self, client, chunk: Chunk, retry: bool) -> Any:
+        key = f"fcanalyze-{chunk.file_name()}-{uuid.uuid4().hex[:8]}"
+        args = (self.store, chunk, self.rules, self.budgets, self.solutions, retry)
+        return client.submit(run_chunk, *args, pure=False, key=key)
+
+    def _take(self, result: Any) -> None:
         if isinstance(result, BaseException):
-            message = f"on the Dask cluster: {type(result).__name__}: {result}"
-            log.error("jobs from deal %d: %s", chunk[0][1], message)
-            for _, deal, cells in chunk:
-                batch.append(error_row(deal, self.rules.with_cells(cells), self.budgets, self.host, message))
+            self.summary.failed_tasks += 1
+            log.error("a chunk failed on the Dask cluster: %s: %s", type(result).__name__, result)
             return
-        batch.extend(result)
+        done: ChunkDone = result
+        self._ran[done.chunk.cells].update(done.counts)
+        jobs = sum(done.counts.values())
+        if done.retried:  # counted as already there when planned; these ran again
+            self._kept[done.chunk.cells] -= jobs
+            self.summary.already_done -= jobs
+        self._done_cost += jobs * expected_cost(done.chunk.cells)
+        self.summary.engine_seconds += done.engine_seconds
+        self.summary.verify_seconds += done.verify_seconds
+        self.summary.bytes_written += done.bytes_written
+
+    def _report(self, force: bool = False, final: bool = False) -> None:
+        if self.progress is None or not (force or time.monotonic() - self._last_report >= PROGRESS_SECONDS):
+            return
+        counts: collections.Counter[str] = collections.Counter()
+        for c in self._ran.values():
+            counts.update(c)
+        ran = sum(counts.values())
+        total = max(self._total_cost, self._done_cost)
+        self.progress(Tally(self._done_cost, total, ran, max(self.to_run, ran), dict(counts)), final)
+        self._last_report = time.monotonic()

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, parse_memory
 from ..errors import FcanalyzeError, VariantError
@@ -20,16 +20,21 @@ from ..inputs import quote, whole_number
 from ..jobs import DealSpans, JobSpace
 from ..outputs import percent
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from ..store import Dataset, Row
+from ..store import Dataset, Row, lock_directory, part_files
 from ..variant import MAX_CELLS, MIN_CELLS, Variant
 from .progress import Progress, expected_cost
 from .queue import JobQueue
 from .recorder import Recorder
+from .rows import SOLUTIONS, with_solution_kept
+
+if TYPE_CHECKING:
+    from .cluster import ClusterPlan
 
 log = logging.getLogger("fcanalyze.sweep")
 
-# A dataset keeps its rows' keys and statuses in memory (some 200 bytes a row); past
-# this many jobs a sweep belongs in several datasets.
+# The local pool's dataset keeps its rows' keys and statuses in memory (some 200
+# bytes a row); past this many jobs a sweep belongs on a cluster (--scheduler), whose
+# client keeps nothing per row, or in several datasets.
 MAX_SWEEP_JOBS = 50_000_000
 # The cell counts a sweep runs when none are given: the classic comparison.
 DEFAULT_CELLS = [4, 2, 1]
@@ -79,7 +84,7 @@ def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
 class SweepSummary:
     """What a sweep did: per cell count, the verdicts of all its jobs now in the dataset."""
 
-    path: Path
+    path: Path | str  # a directory, or a cluster sweep's fsspec URL
     variant: str
     jobs: int
     already_done: int
@@ -90,6 +95,10 @@ class SweepSummary:
     verify_seconds: float = 0.0
     write_seconds: float = 0.0
     worker_deaths: int = 0
+    # A cluster sweep's: the part files its workers wrote, and tasks that failed
+    # (their chunks are left for the next run).
+    bytes_written: int = 0
+    failed_tasks: int = 0
     # cells -> status -> count, over every job of the sweep (old rows included);
     # "left" counts the jobs not in the dataset yet (a stopped sweep).
     by_cells: dict[int, collections.Counter] = field(default_factory=dict)
@@ -113,7 +122,7 @@ class SweepSummary:
 
 
 class Backend(Protocol):
-    """Where jobs run: the local pool (pool.Pool) or a Dask cluster (cluster.Cluster)."""
+    """Where a local sweep's jobs run (pool.Pool; a cluster sweep is a ClusterPlan)."""
 
     deaths: int
 
@@ -137,12 +146,16 @@ def plan_sweep(
     retry_unknown: bool = False,
     progress: Progress | None = None,
     scheduler: str | None = None,
-) -> SweepPlan:
+    solutions: str = "all",
+) -> SweepPlan | ClusterPlan:
     """Checks every argument, opens (and locks) the dataset and lists the jobs to run,
     before any work starts. FcanalyzeError says what is wrong. `progress` is called
     with a progress.Tally as the sweep goes (the CLI draws it as a bar). `cells` None:
     4, 2 and 1, or for a variant that deals cards into the cells (seahaven, eight-off),
-    its own count down to the fewest that hold them."""
+    its own count down to the fewest that hold them. `solutions` (all, none, hard)
+    says which solved rows keep their solution. With `scheduler`, the jobs run on that
+    Dask cluster and its workers write the dataset at `out`, a directory they share
+    or an fsspec URL (chunks.py)."""
     from ..deals import parse_deal_spans
 
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
@@ -170,18 +183,24 @@ def plan_sweep(
         rules.with_cells(k)  # VariantError if the deal cannot fit its cells
     rules = rules.with_cells(max(cell_list))
     space = JobSpace(deal_spans, cell_list, rules.name)
-    if len(space) > MAX_SWEEP_JOBS:
-        raise FcanalyzeError(
-            f"{len(space):,} jobs ({len(deal_spans):,} deals x {len(cell_list)} cell counts) is more than one "
-            f"sweep takes ({MAX_SWEEP_JOBS:,}): a dataset keeps an index of its rows in memory. "
-            "Split the range into several sweeps (several --out directories)"
-        )
+    if solutions not in SOLUTIONS:
+        raise FcanalyzeError(f"--solutions must be one of {', '.join(SOLUTIONS)}, got {quote(solutions)}")
     if scheduler is not None:
         from .cluster import check_scheduler_address
 
         check_scheduler_address(scheduler)
         if workers is not None:
             raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
+        memory = parse_memory(max_memory) if max_memory is not None else DEFAULT_MAX_MEMORY
+        return _cluster_plan(out, rules, space, Budgets(max_nodes, max_seconds, memory), retry_unknown, solutions,
+                             progress, scheduler)  # fmt: skip
+    if len(space) > MAX_SWEEP_JOBS:
+        raise FcanalyzeError(
+            f"{len(space):,} jobs ({len(deal_spans):,} deals x {len(cell_list)} cell counts) is more than one "
+            f"local sweep takes ({MAX_SWEEP_JOBS:,}): its dataset keeps an index of its rows in memory. "
+            "Run it on a Dask cluster (--scheduler; a one-machine cluster will do), or split the range into "
+            "several sweeps (several --out directories)"
+        )
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
@@ -189,13 +208,47 @@ def plan_sweep(
     budgets = Budgets(max_nodes, max_seconds, memory)
 
     dataset = Dataset.open(out)
-    plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, scheduler)
+    plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, solutions)
     if plan.to_run and dataset.read_only:
         dataset.close()
         raise FcanalyzeError(
             f"cannot write to {dataset.path} ({dataset.read_only}), and {plan.to_run:,} of its jobs are still to run"
         )
     return plan
+
+
+def _cluster_plan(
+    out: str | os.PathLike,
+    rules: Variant,
+    space: JobSpace,
+    budgets: Budgets,
+    retry_unknown: bool,
+    solutions: str,
+    progress: Progress | None,
+    scheduler: str,
+) -> ClusterPlan:
+    from ..chunks import ChunkStore, is_local
+    from .cluster import ClusterPlan
+
+    location = str(out)
+    release: Callable[[], None] = lambda: None  # noqa: E731
+    if is_local(location):
+        # Absolute: the workers' working directories are not this one.
+        path = Path(location.removeprefix("file://")).absolute()
+        location = str(path)
+        if part_files(path, chunks=False):
+            raise FcanalyzeError(
+                f"{path} holds a local sweep's parts, which a cluster sweep does not add to; "
+                "continue it without --scheduler, or give the cluster sweep another --out"
+            )
+        lock = lock_directory(path)
+        release = lock.close
+    try:
+        store = ChunkStore(location)
+    except FcanalyzeError:
+        release()
+        raise
+    return ClusterPlan(store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release)
 
 
 class SweepPlan:
@@ -210,14 +263,14 @@ class SweepPlan:
         workers: int,
         retry_unknown: bool,
         progress: Progress | None = None,
-        scheduler: str | None = None,
+        solutions: str = "all",
     ):
         self.dataset = dataset
         self.rules = rules
         self.space = space
         self.budgets = budgets
         self.n_workers = workers
-        self.scheduler = scheduler
+        self.solutions = solutions
         self.host = socket.gethostname()
         self.stop_requested = False
         # Statuses whose rows are run again (and replaced).
@@ -236,17 +289,13 @@ class SweepPlan:
         self.summary = SweepSummary(dataset.path, rules.name, len(space), len(space) - self.to_run)
 
     def record(self, row: Row) -> None:
-        if self.recorder.record(row):
+        if self.recorder.record(with_solution_kept(row, self.solutions)):
             self.queue.recorded_row(row.key)
 
     def close(self) -> None:
         self.dataset.close()
 
     def backend(self) -> Backend:
-        if self.scheduler is not None:
-            from .cluster import Cluster
-
-            return Cluster(self.rules, self.budgets, self.scheduler, self.host)
         from .pool import Pool
 
         return Pool(self.rules, self.budgets, self.n_workers, self.host)
@@ -268,7 +317,7 @@ class SweepPlan:
             recorder = self.recorder
             recorder.report(force=True)
             backend = self.backend()
-            restore = self._catch_stop_signals()
+            restore = catch_stop_signals(self)
             batches = backend.rows(self.queue)
             try:
                 for batch in batches:
@@ -300,18 +349,24 @@ class SweepPlan:
             counter["left"] = len(self.space.deals) - sum(counter.values())
         return s
 
-    def _catch_stop_signals(self) -> Callable[[], None]:
-        """Ctrl-C and SIGTERM set a flag the loop checks, so a stop never cuts a write in half."""
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
 
-        def request_stop(signum, frame):
-            self.stop_requested = True
+class _Stoppable(Protocol):
+    stop_requested: bool
 
-        old = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
 
-        def restore() -> None:
-            for sig, handler in old.items():
-                signal.signal(sig, handler)
+def catch_stop_signals(plan: _Stoppable) -> Callable[[], None]:
+    """Ctrl-C and SIGTERM set the plan's stop flag, which its loop checks, so a stop
+    never cuts a write in half; returns the function that restores the old handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
 
-        return restore
+    def request_stop(signum, frame):
+        plan.stop_requested = True
+
+    old = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+    return restore

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import socket
 from datetime import datetime, timezone
 
 from .. import __version__
@@ -16,10 +15,19 @@ from ..variant import Variant
 log = logging.getLogger("fcanalyze.sweep")
 
 
-def solve_chunk(jobs: list[tuple[int, int]], variant: Variant, budgets: Budgets) -> list[Row]:
-    """Rows for (deal, cells) jobs, in order: the task a cluster worker runs."""
-    host = socket.gethostname()
-    return [solve_row(deal, cells, variant, budgets, host) for deal, cells in jobs]
+# What --solutions keeps in the rows: every solution, none, or only the hard jobs'
+# (a search of at least HARD_NODES positions; node counts, unlike times, are the same
+# on every machine, so the same jobs keep theirs wherever they ran).
+SOLUTIONS = ("all", "none", "hard")
+HARD_NODES = 100_000
+
+
+def with_solution_kept(row: Row, solutions: str) -> Row:
+    """The row as --solutions keeps it. Its solution was replayed by the referee before
+    this; moves, card moves and score stay whatever happens to it."""
+    if row.solution is None or solutions == "all" or (solutions == "hard" and (row.nodes or 0) >= HARD_NODES):
+        return row
+    return row._replace(solution=None)
 
 
 def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> Row:
