@@ -442,6 +442,26 @@ SUMMARY_COLUMNS = [
 ]
 
 
+def min_cells_distribution(m: pd.DataFrame) -> pd.DataFrame:
+    """From min_cells(): how many deals need each number of cells at fewest, exactly
+    and as an upper bound, and how many no count run wins."""
+    won = m[m["min_cells"].notna()]
+    counts = (
+        won.groupby(["variant", "min_cells", "exact"])
+        .size()
+        .unstack("exact", fill_value=0)
+        .reindex(columns=[True, False], fill_value=0)
+        .reset_index()
+    )
+    counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
+    never = m[m["min_cells"].isna()].groupby("variant").size()
+    rows = [
+        {"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0} for v, n in never.items()
+    ]
+    counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
+    return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
+
+
 @dataclass
 class Report:
     """Every table of a report, computed once, and the rows they came from."""
@@ -457,9 +477,23 @@ class Report:
     takeback: pd.DataFrame
     gained: pd.DataFrame
     top: int = 10
+    # Set by a report built shard by shard (report_batches.py): the distribution of
+    # the fewest cells (min_cells then holds no deals), and what the report left out.
+    distribution: pd.DataFrame | None = None
+    note: str = ""
 
     @classmethod
     def build(cls, data, top: int = 10) -> Report:
+        """The report of a dataset, a file, several of them, or a DataFrame. A cluster
+        sweep's dataset of more than BATCH_ROWS rows is read a shard at a time."""
+        from .report_batches import BATCH_ROWS, build_by_shard
+        from .store import chunked_rows
+
+        paths = [data] if isinstance(data, (str, os.PathLike)) else data
+        if isinstance(paths, list) and len(paths) == 1:
+            rows = chunked_rows(paths[0])
+            if rows is not None and rows > BATCH_ROWS:
+                return build_by_shard(paths[0], top, rows)
         frame = load(data)
         table, lost = transitions(frame)
         takeback, gained = takeback_comparison(frame)
@@ -479,23 +513,7 @@ class Report:
 
     def min_cells_distribution(self) -> pd.DataFrame:
         """How many deals need each number of cells at fewest (exact values and upper bounds)."""
-        m = self.min_cells
-        won = m[m["min_cells"].notna()]
-        counts = (
-            won.groupby(["variant", "min_cells", "exact"])
-            .size()
-            .unstack("exact", fill_value=0)
-            .reindex(columns=[True, False], fill_value=0)
-            .reset_index()
-        )
-        counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
-        never = m[m["min_cells"].isna()].groupby("variant").size()
-        rows = [
-            {"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0}
-            for v, n in never.items()
-        ]
-        counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
-        return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
+        return self.distribution if self.distribution is not None else min_cells_distribution(self.min_cells)
 
     def problems(self) -> list[str]:
         """Loud warnings: verdicts that contradict the published counts or each other."""
@@ -541,7 +559,8 @@ class Report:
     def terminal(self) -> str:
         """The report for a terminal: every table fits 100 columns."""
         effort = self.summary[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)
-        parts = [
+        parts = [self.note, ""] if self.note else []
+        parts += [
             "Verdicts per variant and cell count (the solvable share is of the decided jobs)",
             text_table(_share(self.summary), VERDICT_COLUMNS),
             "",
@@ -635,7 +654,7 @@ class Report:
         return written
 
     def markdown(self, source: str, images: list[str]) -> str:
-        md = [f"# FreeCell difficulty report: {source}", ""]
+        md = [f"# FreeCell difficulty report: {source}", ""] + ([self.note, ""] if self.note else [])
         problems = self.problems()
         if problems:
             md += ["> **Warning.** " + p for p in problems] + [""]

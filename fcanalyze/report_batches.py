@@ -1,0 +1,230 @@
+"""Reports on datasets too big to load: a cluster sweep's dataset read a shard at a time, each shard's tables merged into the whole's."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from .published import CLASSIC_DEALS
+from .report import (
+    _NULLABLE_INTS,
+    NOT_WON,
+    Report,
+    hardest,
+    min_cells,
+    min_cells_distribution,
+    published_comparison,
+    takeback_comparison,
+    transitions,
+    undecided,
+)
+from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
+from .store import read_by_shard
+
+# A cluster sweep's dataset with more rows than this is reported a shard (a million
+# deals) at a time: memory then follows a shard's rows, not the dataset's.
+BATCH_ROWS = 5_000_000
+# Rows drawn at random, in proportion from every shard, for the plots' boxes.
+SAMPLE_ROWS = 200_000
+# The most deals each list keeps (deals lost at a step, undecided jobs, take-back's gains).
+LISTED = 100_000
+# Columns a report reads: never the solutions.
+READ = ["deal", "variant", "cells", "columns", "status", "limit", "implied_by", "moves", "card_moves", "score",
+        "nodes", "seconds", "verify_seconds"]  # fmt: skip
+KEYS = ["variant", "cells"]
+# Quantiles come from counts of each value: exact for moves, card moves and scores,
+# which take few values; node counts are counted to three significant figures, so
+# their medians and p90s are within 0.5%.
+FIGURES = ("moves", "card_moves", "score", "nodes")
+
+
+def three_figures(values: np.ndarray) -> np.ndarray:
+    """Whole numbers rounded to three significant figures (below 1,000 unchanged)."""
+    values = values.astype(np.int64)
+    digits = np.floor(np.log10(np.maximum(values, 1))).astype(np.int64)
+    scale = np.power(10, np.maximum(digits - 2, 0))
+    return (np.round(values / scale) * scale).astype(np.int64)
+
+
+def quantile_of_counts(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """pandas' quantile (linear between the two nearest ranks) of the values repeated
+    as many times as counted."""
+    order = np.argsort(values)
+    values, counts = values[order].astype(float), counts[order]
+    n = int(counts.sum())
+    if n == 0:
+        return float("nan")
+    ends = np.cumsum(counts)  # the rank after each value's last
+    position = q * (n - 1)
+    low, high = math.floor(position), math.ceil(position)
+    at_low = values[np.searchsorted(ends, low, side="right")]
+    at_high = values[np.searchsorted(ends, high, side="right")]
+    return float(at_low + (at_high - at_low) * (position - low))
+
+
+class _Sum:
+    """A table summed (or with `how` "max", maximized) over shards by its key columns."""
+
+    def __init__(self, keys: list[str], how: str = "sum"):
+        self.keys = keys
+        self.how = how
+        self.frame: pd.DataFrame | None = None
+
+    def add(self, frame: pd.DataFrame) -> None:
+        if frame.empty:
+            return
+        both = frame if self.frame is None else pd.concat([self.frame, frame], ignore_index=True)
+        grouped = both.groupby(self.keys, as_index=False, sort=False, dropna=False)
+        self.frame = grouped.sum(min_count=1) if self.how == "sum" else grouped.max()
+
+    def result(self, columns: list[str]) -> pd.DataFrame:
+        return pd.DataFrame(columns=columns) if self.frame is None else self.frame[columns]
+
+
+class _List:
+    """The first LISTED rows of a list that may run to billions."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.parts: list[pd.DataFrame] = []
+        self.rows = 0
+        self.total = 0
+
+    def add(self, frame: pd.DataFrame) -> None:
+        self.total += len(frame)
+        if self.rows < LISTED and len(frame):
+            self.parts.append(frame.head(LISTED - self.rows))
+            self.rows += len(self.parts[-1])
+
+    def result(self, empty: pd.DataFrame) -> pd.DataFrame:
+        return pd.concat(self.parts, ignore_index=True) if self.parts else empty
+
+    def cut(self) -> str | None:
+        return f"{self.name}: the first {LISTED:,} of {self.total:,}" if self.total > LISTED else None
+
+
+def build_by_shard(path: str | os.PathLike, top: int, rows: int) -> Report:
+    """The report of a cluster sweep's dataset of `rows` rows, read a shard at a time.
+    Every count is exact, and so are the maxima and the hardest deals; node quantiles
+    are to three significant figures; the plots' boxes are of a sample; the lists of
+    deals keep their first LISTED; the per-deal table of fewest cells is left out
+    (its distribution is there)."""
+    status = _Sum([*KEYS, "status"])
+    histograms = {figure: _Sum([*KEYS, figure]) for figure in FIGURES}
+    seconds = _Sum(KEYS)
+    maxima = _Sum(KEYS, how="max")
+    steps = _Sum(["variant", "from_cells", "to_cells"])
+    compared = _Sum(["variant", "cells"])
+    fewest = _Sum(["variant", "min_cells"])
+    lost, gained, open_jobs = _List("deals lost"), _List("deals won only with take-back"), _List("undecided jobs")
+    tops: list[pd.DataFrame] = []
+    samples: list[pd.DataFrame] = []
+    classic: list[pd.DataFrame] = []  # the rows of deals 1..32,000, for the published counts
+    empty = {}
+    for shard, table in read_by_shard(path, READ):
+        frame = table.to_pandas(types_mapper=_NULLABLE_INTS.get)
+        status.add(frame.groupby([*KEYS, "status"], as_index=False).size().rename(columns={"size": "count"}))
+        solved = frame[frame["status"] == SOLVED]
+        for figure in FIGURES:
+            part = (frame if figure == "nodes" else solved)[[*KEYS, figure]].dropna()
+            if figure == "nodes":
+                part = part.assign(nodes=three_figures(part["nodes"].to_numpy()))
+            histograms[figure].add(
+                part.groupby([*KEYS, figure], as_index=False).size().rename(columns={"size": "count"})
+            )
+        seconds.add(frame.groupby(KEYS, as_index=False)[["seconds", "verify_seconds"]].sum(min_count=1))
+        maxima.add(
+            pd.concat([solved[[*KEYS, "moves", "card_moves", "score"]], frame[[*KEYS, "nodes"]]])
+            .groupby(KEYS, as_index=False)
+            .max()
+        )
+        table_, lost_ = transitions(frame)
+        steps.add(table_)
+        lost.add(lost_)
+        takeback_, gained_ = takeback_comparison(frame)
+        compared.add(takeback_)
+        gained.add(gained_)
+        distribution = min_cells_distribution(min_cells(frame))
+        fewest.add(distribution)
+        tops.append(hardest(frame, top))
+        tops = [_top(pd.concat(tops, ignore_index=True), top)]
+        open_jobs.add(undecided(frame))
+        classic.append(frame.loc[frame["deal"] <= CLASSIC_DEALS, ["deal", "variant", "cells", "columns", "status"]])
+        samples.append(frame.sample(n=min(len(frame), math.ceil(SAMPLE_ROWS * len(frame) / rows)), random_state=shard))
+        empty = {"lost": lost_.head(0), "gained": gained_.head(0), "undecided": undecided(frame.head(0)),
+                 "transitions": table_.head(0), "takeback": takeback_.head(0), "distribution": distribution.head(0)}  # fmt: skip
+    summary = _summary(status, histograms, seconds, maxima)
+    distribution = fewest.result(list(empty["distribution"].columns))
+    order = [math.inf if k == NOT_WON else int(str(k)) for k in distribution["min_cells"]]
+    distribution = distribution.assign(order=order).sort_values(["variant", "order"]).drop(columns="order")
+    cut = [c for c in (lost.cut(), gained.cut(), open_jobs.cut()) if c]
+    note = (
+        f"This dataset's {rows:,} rows were read a shard (a million deals) at a time: every count is exact; "
+        "node medians and p90s are to three significant figures; the plots' boxes are of a random sample of "
+        f"{SAMPLE_ROWS:,} rows; min_cells.csv is left out (its distribution is below)"
+        + ("; lists kept to their first " + ", ".join(cut) if cut else "")
+        + "."
+    )
+    return Report(
+        data=pd.concat(samples, ignore_index=True),
+        summary=summary,
+        transitions=steps.result(list(empty["transitions"].columns)),
+        lost=lost.result(empty["lost"]),
+        min_cells=pd.DataFrame(columns=["variant", "deal", "min_cells", "exact", "needs_more_than", "cells_run"]),
+        hardest=tops[0],
+        published=published_comparison(pd.concat(classic, ignore_index=True)),
+        undecided=open_jobs.result(empty["undecided"]).sort_values(
+            ["variant", "cells", "deal"], ascending=[True, False, True], ignore_index=True
+        ),
+        takeback=compared.result(list(empty["takeback"].columns)),
+        gained=gained.result(empty["gained"]),
+        top=top,
+        distribution=distribution.reset_index(drop=True),
+        note=note,
+    )
+
+
+def _top(frame: pd.DataFrame, n: int) -> pd.DataFrame:
+    """hardest()'s selection again, over the hardest of several shards."""
+    parts = []
+    for by in ("nodes", "moves"):
+        mine = frame[frame["by"] == by].sort_values([by, "deal"], ascending=[False, True])
+        mine = mine.groupby(["variant", "cells"], sort=True).head(n)
+        parts.append(mine.sort_values(["variant", "cells", by, "deal"], ascending=[True, False, False, True]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _summary(status: _Sum, histograms: dict[str, _Sum], seconds: _Sum, maxima: _Sum) -> pd.DataFrame:
+    """summarize()'s table, from the counts."""
+    counts = status.result([*KEYS, "status", "count"])
+    times = seconds.result([*KEYS, "seconds", "verify_seconds"])
+    most = maxima.result([*KEYS, *FIGURES])
+    rows = []
+    for (variant, cells), group in counts.groupby(KEYS, sort=True):
+        by_status = dict(zip(group["status"], group["count"].astype(int)))
+        decided = by_status.get(SOLVED, 0) + by_status.get(UNSOLVABLE, 0)
+        row = {
+            "variant": variant,
+            "cells": int(cast(int, cells)),
+            "jobs": sum(by_status.values()),
+            **{s: by_status.get(s, 0) for s in (SOLVED, UNSOLVABLE, UNKNOWN, ERROR)},
+            "solvable_share": by_status.get(SOLVED, 0) / decided if decided else float("nan"),
+        }
+        for figure in FIGURES:
+            h = histograms[figure].result([*KEYS, figure, "count"])
+            h = h[(h["variant"] == variant) & (h["cells"] == cells)]
+            values, n = h[figure].to_numpy(dtype=np.int64), h["count"].to_numpy(dtype=np.int64)
+            row[f"{figure}_median"] = quantile_of_counts(values, n, 0.5)
+            row[f"{figure}_p90"] = quantile_of_counts(values, n, 0.9)
+            top = most[(most["variant"] == variant) & (most["cells"] == cells)][figure].dropna()
+            row[f"{figure}_max"] = int(top.iloc[0]) if len(top) else None
+        time = times[(times["variant"] == variant) & (times["cells"] == cells)]
+        row["engine_seconds"] = float(time["seconds"].sum(min_count=1))
+        row["referee_seconds"] = float(time["verify_seconds"].sum(min_count=1))
+        rows.append(row)
+    out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({f"{c}_max": "Int64" for c in FIGURES})

@@ -1,0 +1,100 @@
+"""A report built a shard at a time (for datasets too big to load) against the same report built from the whole table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+pytest.importorskip("fsspec", reason="the dask extra is not installed (pip install 'fcanalyze[dask]')")
+
+from fcanalyze import chunks
+from fcanalyze.chunks import Chunk, ChunkStore
+from fcanalyze.report import Report
+from fcanalyze.report_batches import build_by_shard, quantile_of_counts, three_figures
+from fcanalyze.store import SCHEMA, chunked_rows, read_dataset
+
+SHIPPED = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
+
+
+@pytest.fixture
+def sharded(tmp_path, monkeypatch):
+    """The shipped table (deals 1..32,000 at 0..4 cells, 30 undecided rows faked in
+    so that the lists have something) written as a cluster sweep would, in shards of
+    8,000 deals and chunks of 2,000."""
+    monkeypatch.setattr(chunks, "SHARD_DEALS", 8_000)
+    table = read_dataset(SHIPPED)
+    frame = table.to_pandas()
+    faked = frame.index[(frame["cells"] == 1) & (frame["status"] == "solved")][:30]
+    frame.loc[faked, ["status", "solvable", "moves", "card_moves", "score", "solution", "limit"]] = [
+        "unknown",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "seconds",
+    ]
+    frame["host"], frame["finished_at"] = "shipped", pd.Timestamp("2026-01-01", tz="UTC")
+    table = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    store = ChunkStore(str(tmp_path / "ds"))
+    for cells in range(5):
+        for first in range(1, 32_001, 2_000):
+            chunk = Chunk("freecell", cells, first, first + 1_999)
+            rows = table.filter(pa.compute.and_(
+                pa.compute.equal(table["cells"], cells),
+                pa.compute.and_(pa.compute.greater_equal(table["deal"], first),
+                                pa.compute.less_equal(table["deal"], chunk.last)),
+            ))  # fmt: skip
+            store.write(chunk, rows)
+    return tmp_path / "ds", table
+
+
+def test_a_report_by_shard_is_the_whole_report(sharded):
+    path, table = sharded
+    assert chunked_rows(path) == 160_000
+    assert len(list(path.glob("shard=*"))) == 4
+    whole = Report.build(table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
+                                                                  pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
+    parts = build_by_shard(path, 10, 160_000)
+    exact = [c for c in whole.summary.columns if not c.startswith("nodes_") or c == "nodes_max"]
+    pd.testing.assert_frame_equal(parts.summary[exact], whole.summary[exact], check_dtype=False)
+    for column in ("nodes_median", "nodes_p90"):
+        np.testing.assert_allclose(parts.summary[column], whole.summary[column], rtol=0.005)
+    pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        parts.lost.sort_values(["won_with", "deal"], ignore_index=True),
+        whole.lost.sort_values(["won_with", "deal"], ignore_index=True), check_dtype=False,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(parts.min_cells_distribution(), whole.min_cells_distribution(), check_dtype=False)
+    pd.testing.assert_frame_equal(parts.hardest, whole.hardest, check_dtype=False)
+    pd.testing.assert_frame_equal(parts.published, whole.published, check_dtype=False)
+    assert list(parts.published["agrees"]) == ["yes", "so far", "so far", "yes", "yes"]  # 0..4 cells
+    pd.testing.assert_frame_equal(parts.undecided, whole.undecided, check_dtype=False)
+    assert len(parts.undecided) == 35  # the table's 5 and the 30 faked
+    assert "read a shard (a million deals) at a time" in parts.terminal()
+    assert parts.problems() == whole.problems()
+
+
+def test_the_cli_reports_a_big_dataset_by_shard(sharded, run_cli, monkeypatch, tmp_path):
+    from fcanalyze import report_batches
+
+    path, _ = sharded
+    monkeypatch.setattr(report_batches, "BATCH_ROWS", 100_000)
+    result = run_cli("report", path, "--out", tmp_path / "rep")
+    assert result.exit_code == 0, result.output
+    assert "read a shard (a million deals) at a time" in result.output
+    assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "rep" / "moves.png").exists()
+
+
+def test_counted_quantiles_are_pandas_quantiles():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        values = rng.integers(0, 40, size=rng.integers(1, 300))
+        distinct, counts = np.unique(values, return_counts=True)
+        for q in (0.5, 0.9, 0.0, 1.0):
+            assert quantile_of_counts(distinct, counts, q) == pytest.approx(pd.Series(values).quantile(q))
+    assert list(three_figures(np.array([7, 999, 1234, 98_765, 1_234_567]))) == [7, 999, 1230, 98_800, 1_230_000]
