@@ -3,8 +3,10 @@
 It starts a scheduler and N single-threaded workers with Dask's own commands
 (`dask scheduler`, `dask worker`), runs `fcanalyze sweep` into a fresh directory
 once with `--workers N` and once with `--scheduler`, checks that both datasets
-hold the same verdicts, and prints both wall times and their ratio. With
---repeat R, each runs R times (alternating) and medians are shown. Example:
+hold the same verdicts, and prints both wall times and their ratio, and the peak
+resident memory of the `fcanalyze sweep` process each way (as the OS counts it,
+VmHWM; the workers' memory is not in it). With --repeat R, each runs R times
+(alternating) and medians are shown. Example:
 
   python scripts/bench_dask.py --deals 1-8000 --cells 4 --workers 2 --repeat 3
 """
@@ -48,7 +50,16 @@ def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen]]:
     return address, procs
 
 
-def timed_sweep(deals: str, cells: str, extra: list[str]) -> tuple[float, dict]:
+def peak_rss(pid: int) -> int:
+    """The process's peak resident memory so far, in bytes (0 once it has gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0)
+
+
+def timed_sweep(deals: str, cells: str, extra: list[str]) -> tuple[float, int, dict]:
     out = Path(tempfile.mkdtemp(prefix="bench-dask-")) / "ds"
     command = [
         sys.executable,
@@ -67,13 +78,19 @@ def timed_sweep(deals: str, cells: str, extra: list[str]) -> tuple[float, dict]:
         *extra,
     ]
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, cwd=tempfile.gettempdir())
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, peak_rss(proc.pid))
+        time.sleep(0.05)
     wall = time.perf_counter() - start
+    if proc.returncode:
+        sys.exit(f"the sweep failed: {proc.stderr.read().decode() if proc.stderr else ''}")
     from fcanalyze.store import read_dataset
 
     table = read_dataset(out, ["deal", "cells", "status"]).to_pylist()
     shutil.rmtree(out.parent)
-    return wall, {(r["deal"], r["cells"]): r["status"] for r in table}
+    return wall, peak, {(r["deal"], r["cells"]): r["status"] for r in table}
 
 
 def main() -> None:
@@ -86,12 +103,14 @@ def main() -> None:
 
     address, procs = start_cluster(args.workers)
     try:
-        local, cluster = [], []
+        local, cluster, local_rss, cluster_rss = [], [], [], []
         for _ in range(args.repeat):
-            wall, local_rows = timed_sweep(args.deals, args.cells, ["--workers", str(args.workers)])
+            wall, rss, local_rows = timed_sweep(args.deals, args.cells, ["--workers", str(args.workers)])
             local.append(wall)
-            wall, dask_rows = timed_sweep(args.deals, args.cells, ["--scheduler", address])
+            local_rss.append(rss)
+            wall, rss, dask_rows = timed_sweep(args.deals, args.cells, ["--scheduler", address])
             cluster.append(wall)
+            cluster_rss.append(rss)
             if local_rows != dask_rows:
                 sys.exit("the two sweeps disagree: this is a bug")
     finally:
@@ -104,8 +123,11 @@ def main() -> None:
         f"deals {args.deals}, cells {args.cells}, {len(local_rows):,} jobs, {args.workers} workers, "
         f"{args.repeat} run(s) each, median wall time (the same verdicts both ways)"
     )
-    print(f"{'local process pool':28}{lw:8.2f} s")
-    print(f"{'loopback Dask cluster':28}{cw:8.2f} s")
+    mib = 1 << 20
+    lm, cm = statistics.median(local_rss) / mib, statistics.median(cluster_rss) / mib
+    print(f"{'':28}{'wall':>10}{'client peak RSS':>18}")
+    print(f"{'local process pool':28}{lw:8.2f} s{lm:14.0f} MiB")
+    print(f"{'loopback Dask cluster':28}{cw:8.2f} s{cm:14.0f} MiB")
     print(f"overhead ratio Dask / local pool: {cw / lw:.2f}x")
 
 
