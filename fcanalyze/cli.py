@@ -629,13 +629,21 @@ def export(dataset_dir, output):
     help="Also write report.md, the tables (CSV and Parquet) and PNG plots into OUTDIR.",
 )
 @click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Read a cluster sweep's dataset on the Dask cluster at ADDRESS, a shard (a million deals) "
+    "per task; the workers must reach DIR. Without it, a dataset of more than 1,000,000 rows is "
+    "read a shard at a time on this machine's cores.",
+)
+@click.option(
     "--top",
     type=click.IntRange(min=1),
     default=10,
     show_default=True,
     help="How many hardest deals to list per cell count.",
 )
-def report(datasets, out, top):
+def report(datasets, out, top, scheduler):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
     Prints, per variant and cell count, the verdict counts, the solvable share,
@@ -651,7 +659,11 @@ def report(datasets, out, top):
     """
     from .report import Report
 
-    built = Report.build(list(datasets), top=top)
+    if scheduler is not None:
+        from .sweep.cluster import check_scheduler_address
+
+        check_scheduler_address(scheduler)
+    built = Report.build(list(datasets), top=top, scheduler=scheduler)
     click.echo(built.terminal())
     if out is not None:
         written = built.write(out, source=" + ".join(datasets))

@@ -483,17 +483,22 @@ class Report:
     note: str = ""
 
     @classmethod
-    def build(cls, data, top: int = 10) -> Report:
+    def build(cls, data, top: int = 10, scheduler: str | None = None) -> Report:
         """The report of a dataset, a file, several of them, or a DataFrame. A cluster
-        sweep's dataset of more than BATCH_ROWS rows is read a shard at a time."""
+        sweep's dataset of more than BATCH_ROWS rows, or any with `scheduler` (a Dask
+        scheduler's address), is read a shard at a time (report_batches.py)."""
         from .report_batches import BATCH_ROWS, build_by_shard
         from .store import chunked_rows
 
         paths = [data] if isinstance(data, (str, os.PathLike)) else data
-        if isinstance(paths, list) and len(paths) == 1:
-            rows = chunked_rows(paths[0])
-            if rows is not None and rows > BATCH_ROWS:
-                return build_by_shard(paths[0], top, rows)
+        rows = chunked_rows(paths[0]) if isinstance(paths, list) and len(paths) == 1 else None
+        if scheduler is not None and rows is None:
+            raise FcanalyzeError(
+                "--scheduler reads one cluster sweep's dataset (shard=N folders) on the cluster; "
+                "report other datasets without it"
+            )
+        if rows is not None and (rows > BATCH_ROWS or scheduler is not None):
+            return build_by_shard(paths[0], top, rows, scheduler)
         frame = load(data)
         table, lost = transitions(frame)
         takeback, gained = takeback_comparison(frame)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import math
+import multiprocessing
 import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 import pandas as pd
 
+from .errors import FcanalyzeError
 from .published import CLASSIC_DEALS
 from .report import (
     _NULLABLE_INTS,
@@ -23,11 +29,11 @@ from .report import (
     undecided,
 )
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .store import read_by_shard
+from .store import read_shard, shard_numbers
 
 # A cluster sweep's dataset with more rows than this is reported a shard (a million
 # deals) at a time: memory then follows a shard's rows, not the dataset's.
-BATCH_ROWS = 5_000_000
+BATCH_ROWS = 1_000_000
 # Rows drawn at random, in proportion from every shard, for the plots' boxes.
 SAMPLE_ROWS = 200_000
 # The most deals each list keeps (deals lost at a step, undecided jobs, take-back's gains).
@@ -94,8 +100,9 @@ class _List:
         self.rows = 0
         self.total = 0
 
-    def add(self, frame: pd.DataFrame) -> None:
-        self.total += len(frame)
+    def add(self, frame: pd.DataFrame, total: int) -> None:
+        """`frame`: the first rows of a shard's list, which has `total`."""
+        self.total += total
         if self.rows < LISTED and len(frame):
             self.parts.append(frame.head(LISTED - self.rows))
             self.rows += len(self.parts[-1])
@@ -107,61 +114,104 @@ class _List:
         return f"{self.name}: the first {LISTED:,} of {self.total:,}" if self.total > LISTED else None
 
 
-def build_by_shard(path: str | os.PathLike, top: int, rows: int) -> Report:
-    """The report of a cluster sweep's dataset of `rows` rows, read a shard at a time.
-    Every count is exact, and so are the maxima and the hardest deals; node quantiles
-    are to three significant figures; the plots' boxes are of a sample; the lists of
-    deals keep their first LISTED; the per-deal table of fewest cells is left out
-    (its distribution is there)."""
-    status = _Sum([*KEYS, "status"])
-    histograms = {figure: _Sum([*KEYS, figure]) for figure in FIGURES}
-    seconds = _Sum(KEYS)
-    maxima = _Sum(KEYS, how="max")
-    steps = _Sum(["variant", "from_cells", "to_cells"])
-    compared = _Sum(["variant", "cells"])
-    fewest = _Sum(["variant", "min_cells"])
-    lost, gained, open_jobs = _List("deals lost"), _List("deals won only with take-back"), _List("undecided jobs")
+def shard_parts(path: str, shard: int, rows: int, top: int) -> dict:
+    """One shard's small tables, which the whole report is merged from: counts,
+    histograms, maxima, the hardest deals, the first LISTED of each list (with the
+    list's length), a sample. Runs in a process of the pool, or on a Dask worker."""
+    frame = read_shard(path, shard, READ).to_pandas(types_mapper=_NULLABLE_INTS.get)
+    solved = frame[frame["status"] == SOLVED]
+    parts: dict = {"status": frame.groupby([*KEYS, "status"], as_index=False).size().rename(columns={"size": "count"})}
+    for figure in FIGURES:
+        values = (frame if figure == "nodes" else solved)[[*KEYS, figure]].dropna()
+        if figure == "nodes":
+            values = values.assign(nodes=three_figures(values["nodes"].to_numpy()))
+        parts[figure] = values.groupby([*KEYS, figure], as_index=False).size().rename(columns={"size": "count"})
+    parts["seconds"] = frame.groupby(KEYS, as_index=False)[["seconds", "verify_seconds"]].sum(min_count=1)
+    parts["maxima"] = (
+        pd.concat([solved[[*KEYS, "moves", "card_moves", "score"]], frame[[*KEYS, "nodes"]]])
+        .groupby(KEYS, as_index=False)
+        .max()
+    )
+    parts["transitions"], lost = transitions(frame)
+    parts["takeback"], gained = takeback_comparison(frame)
+    parts["distribution"] = min_cells_distribution(min_cells(frame))
+    parts["hardest"] = hardest(frame, top)
+    for name, listed in (("lost", lost), ("gained", gained), ("undecided", undecided(frame))):
+        parts[name] = listed.head(LISTED)
+        parts[f"{name}_total"] = len(listed)
+    parts["classic"] = frame.loc[frame["deal"] <= CLASSIC_DEALS, ["deal", "variant", "cells", "columns", "status"]]
+    parts["sample"] = frame.sample(n=min(len(frame), math.ceil(SAMPLE_ROWS * len(frame) / max(rows, 1))),
+                                   random_state=shard)  # fmt: skip
+    return parts
+
+
+def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str | None) -> Iterator[dict]:
+    """shard_parts of every shard, in shard order: on the Dask cluster at `scheduler`
+    (which must reach `path`), else on a pool of this machine's cores."""
+    if scheduler is not None:
+        from .sweep.cluster import _client
+
+        client = _client(scheduler)
+        try:
+            # A few tasks per worker thread ahead, so results wait in memory only briefly.
+            ahead = 4 * max(1, sum(client.nthreads().values()))
+            futures: collections.deque = collections.deque()
+            for shard in shards:
+                futures.append(client.submit(shard_parts, path, shard, rows, top, pure=False))
+                if len(futures) >= ahead:
+                    yield futures.popleft().result()
+            while futures:
+                yield futures.popleft().result()
+        finally:
+            client.close()
+        return
+    from .sweep.plan import default_workers
+
+    workers = min(default_workers(), len(shards))
+    if workers <= 1:
+        yield from (shard_parts(path, shard, rows, top) for shard in shards)
+        return
+    # Spawned, not forked: Arrow's threads in this process do not survive a fork.
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(shard_parts, *zip(*((path, shard, rows, top) for shard in shards)))
+
+
+def build_by_shard(path: str | os.PathLike, top: int, rows: int, scheduler: str | None = None) -> Report:
+    """The report of a cluster sweep's dataset of `rows` rows, read a shard at a time,
+    the shards on all cores (or on the Dask cluster at `scheduler`). Every count is
+    exact, and so are the maxima and the hardest deals; node quantiles are to three
+    significant figures; the plots' boxes are of a sample; the lists of deals keep
+    their first LISTED; the per-deal table of fewest cells is left out (its
+    distribution is there)."""
+    location = str(path) if "://" in str(path) else str(Path(path).absolute())
+    sums = {name: _Sum([*KEYS, name] if name in FIGURES else KEYS) for name in (*FIGURES, "seconds")}
+    sums["status"] = _Sum([*KEYS, "status"])
+    sums["maxima"] = _Sum(KEYS, how="max")
+    sums["transitions"] = _Sum(["variant", "from_cells", "to_cells"])
+    sums["takeback"] = _Sum(["variant", "cells"])
+    sums["distribution"] = _Sum(["variant", "min_cells"])
+    lists = {"lost": _List("deals lost"), "gained": _List("deals won only with take-back"),
+             "undecided": _List("undecided jobs")}  # fmt: skip
     tops: list[pd.DataFrame] = []
     samples: list[pd.DataFrame] = []
     classic: list[pd.DataFrame] = []  # the rows of deals 1..32,000, for the published counts
-    empty = {}
-    for shard, table in read_by_shard(path, READ):
-        frame = table.to_pandas(types_mapper=_NULLABLE_INTS.get)
-        status.add(frame.groupby([*KEYS, "status"], as_index=False).size().rename(columns={"size": "count"}))
-        solved = frame[frame["status"] == SOLVED]
-        for figure in FIGURES:
-            part = (frame if figure == "nodes" else solved)[[*KEYS, figure]].dropna()
-            if figure == "nodes":
-                part = part.assign(nodes=three_figures(part["nodes"].to_numpy()))
-            histograms[figure].add(
-                part.groupby([*KEYS, figure], as_index=False).size().rename(columns={"size": "count"})
-            )
-        seconds.add(frame.groupby(KEYS, as_index=False)[["seconds", "verify_seconds"]].sum(min_count=1))
-        maxima.add(
-            pd.concat([solved[[*KEYS, "moves", "card_moves", "score"]], frame[[*KEYS, "nodes"]]])
-            .groupby(KEYS, as_index=False)
-            .max()
-        )
-        table_, lost_ = transitions(frame)
-        steps.add(table_)
-        lost.add(lost_)
-        takeback_, gained_ = takeback_comparison(frame)
-        compared.add(takeback_)
-        gained.add(gained_)
-        distribution = min_cells_distribution(min_cells(frame))
-        fewest.add(distribution)
-        tops.append(hardest(frame, top))
-        tops = [_top(pd.concat(tops, ignore_index=True), top)]
-        open_jobs.add(undecided(frame))
-        classic.append(frame.loc[frame["deal"] <= CLASSIC_DEALS, ["deal", "variant", "cells", "columns", "status"]])
-        samples.append(frame.sample(n=min(len(frame), math.ceil(SAMPLE_ROWS * len(frame) / rows)), random_state=shard))
-        empty = {"lost": lost_.head(0), "gained": gained_.head(0), "undecided": undecided(frame.head(0)),
-                 "transitions": table_.head(0), "takeback": takeback_.head(0), "distribution": distribution.head(0)}  # fmt: skip
-    summary = _summary(status, histograms, seconds, maxima)
-    distribution = fewest.result(list(empty["distribution"].columns))
+    first: dict = {}
+    for parts in map_shards(location, shard_numbers(location), rows, top, scheduler):
+        first = first or parts
+        for name, total in sums.items():
+            total.add(parts[name])
+        for name, listed in lists.items():
+            listed.add(parts[name], parts[f"{name}_total"])
+        tops = [_top(pd.concat([*tops, parts["hardest"]], ignore_index=True), top)]
+        classic.append(parts["classic"])
+        samples.append(parts["sample"])
+    if not first:
+        raise FcanalyzeError(f"{path} holds no rows")
+    summary = _summary(sums["status"], {f: sums[f] for f in FIGURES}, sums["seconds"], sums["maxima"])
+    distribution = sums["distribution"].result(list(first["distribution"].columns))
     order = [math.inf if k == NOT_WON else int(str(k)) for k in distribution["min_cells"]]
     distribution = distribution.assign(order=order).sort_values(["variant", "order"]).drop(columns="order")
-    cut = [c for c in (lost.cut(), gained.cut(), open_jobs.cut()) if c]
+    cut = [c for c in (listed.cut() for listed in lists.values()) if c]
     note = (
         f"This dataset's {rows:,} rows were read a shard (a million deals) at a time: every count is exact; "
         "node medians and p90s are to three significant figures; the plots' boxes are of a random sample of "
@@ -172,16 +222,16 @@ def build_by_shard(path: str | os.PathLike, top: int, rows: int) -> Report:
     return Report(
         data=pd.concat(samples, ignore_index=True),
         summary=summary,
-        transitions=steps.result(list(empty["transitions"].columns)),
-        lost=lost.result(empty["lost"]),
+        transitions=sums["transitions"].result(list(first["transitions"].columns)),
+        lost=lists["lost"].result(first["lost"].head(0)),
         min_cells=pd.DataFrame(columns=["variant", "deal", "min_cells", "exact", "needs_more_than", "cells_run"]),
         hardest=tops[0],
         published=published_comparison(pd.concat(classic, ignore_index=True)),
-        undecided=open_jobs.result(empty["undecided"]).sort_values(
-            ["variant", "cells", "deal"], ascending=[True, False, True], ignore_index=True
-        ),
-        takeback=compared.result(list(empty["takeback"].columns)),
-        gained=gained.result(empty["gained"]),
+        undecided=lists["undecided"]
+        .result(first["undecided"].head(0))
+        .sort_values(["variant", "cells", "deal"], ascending=[True, False, True], ignore_index=True),
+        takeback=sums["takeback"].result(list(first["takeback"].columns)),
+        gained=lists["gained"].result(first["gained"].head(0)),
         top=top,
         distribution=distribution.reset_index(drop=True),
         note=note,

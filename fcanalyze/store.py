@@ -6,7 +6,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -193,25 +193,33 @@ def chunked_rows(path: str | os.PathLike) -> int | None:
     return total
 
 
-def read_by_shard(path: str | os.PathLike, columns: list[str] | None = None) -> Iterator[tuple[int, pa.Table]]:
-    """A cluster sweep's dataset one shard at a time (every row of a shard's deals, all
-    variants and cell counts): (shard, rows), in deal order."""
+def shard_numbers(path: str | os.PathLike) -> list[int]:
+    """The shards of a cluster sweep's dataset (a listing, no file opened)."""
     from .chunks import ChunkStore
 
     text = str(path)
     if "://" in text:
+        return ChunkStore(text).shards()
+    found = (f.name.removeprefix(SHARD_PREFIX) for f in Path(text).glob(f"{SHARD_PREFIX}*") if f.is_dir())
+    return sorted(int(n) for n in found if n.isdigit())
+
+
+def read_shard(path: str | os.PathLike, shard: int, columns: list[str] | None = None) -> pa.Table:
+    """Every row of one shard of a cluster sweep's dataset: its deals' rows, all
+    variants and cell counts."""
+    from .chunks import Chunk, ChunkStore, shard_folder
+
+    text = str(path)
+    if "://" in text:
         store = ChunkStore(text)
-        for shard in store.shards():
-            chunks = store.chunks_in(shard)
-            yield (
-                shard,
-                pa.concat_tables([_checked(store.read(c, columns), c.path(store.root), columns) for c in chunks]),
-            )
-        return
-    for folder in sorted(Path(text).glob(f"{SHARD_PREFIX}*")):
-        files = sorted(f for f in folder.glob(f"*{PART_SUFFIX}") if not f.name.startswith("."))
-        if files:
-            yield int(folder.name.removeprefix(SHARD_PREFIX)), pa.concat_tables([_read_part(f, columns) for f in files])
+        chunks = store.chunks_in(shard)
+        tables = [_checked(store.read(c, columns), c.path(store.root), columns) for c in chunks]
+    else:
+        files = sorted((Path(text) / shard_folder(shard)).glob(f"*{PART_SUFFIX}"))
+        tables = [_read_part(f, columns) for f in files if Chunk.from_file_name(f.name) is not None]
+    if not tables:
+        return _checked(SCHEMA.empty_table(), text, columns)
+    return pa.concat_tables(tables)
 
 
 def _read_location(location: str, columns: list[str] | None) -> pa.Table:

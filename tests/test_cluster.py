@@ -34,6 +34,7 @@ from fcanalyze.store import part_files, read_dataset  # noqa: E402
 from fcanalyze.sweep.cluster import run_chunk  # noqa: E402
 from fcanalyze.variant import Variant  # noqa: E402
 
+SHIPPED_TABLE = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
 # The `dask` command of the environment running the tests.
 _BESIDE = Path(sys.executable).with_name("dask")
 DASK = str(_BESIDE) if _BESIDE.exists() else shutil.which("dask") or "dask"
@@ -231,6 +232,25 @@ def test_a_cluster_sweep_of_the_extended_range_starts_at_once_and_stops_on_ctrl_
     assert stopped < 5, stopped  # the client stops within a second; Python's exit takes the rest
     assert all(table_deal < 1_000_000 for table_deal in read_dataset(out)["deal"].to_pylist())
     cluster.wait_for_workers()
+
+
+def test_a_report_on_the_cluster_reads_the_shards_there(cluster, tmp_path):
+    out = tmp_path / "ds"
+    swept = run_fcanalyze("sweep", "-d", "1-120", "-k", "4,1", "-o", out, "--scheduler", cluster.address,
+                          "--no-progress", "--max-seconds", "0")  # fmt: skip
+    assert swept.returncode == 0, swept.stderr
+    here = run_fcanalyze("report", out)
+    there = run_fcanalyze("report", out, "--scheduler", cluster.address)
+    assert here.returncode == 0 and there.returncode == 0, there.stderr
+    assert "read a shard (a million deals) at a time" in there.stdout
+    # The verdict table and the transitions are the same either way.
+    verdicts = here.stdout.split("Effort:")[0].strip().splitlines()
+    assert verdicts[1:] and "\n".join(verdicts) in there.stdout
+    step = next(line for line in here.stdout.splitlines() if line.startswith("freecell") and " 4 " in line
+                and " 1 " in line and "120" in line)  # fmt: skip
+    assert step in there.stdout
+    refused = run_fcanalyze("report", SHIPPED_TABLE, "--scheduler", cluster.address)
+    assert refused.returncode == 2 and "reads one cluster sweep's dataset" in refused.stderr
 
 
 def test_a_relative_out_is_where_the_client_runs_not_where_the_workers_do(cluster, tmp_path):
