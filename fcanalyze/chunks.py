@@ -111,8 +111,12 @@ class ChunkStore:
 
     def chunks_in(self, shard: int) -> list[Chunk]:
         """The chunk files of a shard (one listing; no file is opened)."""
+        folder = f"{self.root}/{shard_folder(shard)}"
+        # Object stores' filesystems cache listings; chunks written since by other
+        # workers must show.
+        self.fs.invalidate_cache(folder)
         try:
-            names = self.fs.ls(f"{self.root}/{shard_folder(shard)}", detail=False)
+            names = self.fs.ls(folder, detail=False)
         except FileNotFoundError:
             return []
         found = (Chunk.from_file_name(name.rsplit("/", 1)[-1]) for name in names)
