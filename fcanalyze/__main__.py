@@ -2,4 +2,6 @@
 
 from .launch import main
 
-main()
+# Guarded: a local Dask cluster's spawned workers import this module again.
+if __name__ == "__main__":
+    main()

@@ -476,9 +476,11 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     metavar="ADDRESS",
     default=None,
     help="Run the jobs on the Dask cluster whose scheduler is at ADDRESS (like "
-    "tcp://host:8786) instead of a local pool. The workers write their rows to --out "
-    "themselves, a part file per chunk of deals; this process only plans and counts. "
-    "Needs the dask extra.",
+    "tcp://host:8786) instead of a local pool; 'local' starts one of this machine's "
+    "cores (--workers of them). The workers write their rows to --out themselves, a "
+    "part file per chunk of deals; this process only plans and counts. A sweep of more "
+    "than 50,000,000 jobs, to an fsspec URL, or into a dataset a cluster began runs "
+    "so even without it. Needs the dask extra.",
 )
 @click.option(
     "--solutions",
@@ -537,6 +539,8 @@ def sweep(
     )
     from . import logs
 
+    if plan.why:
+        click.echo(plan.why, err=True)
     try:
         logs.setup(verbose, log_file)
         summary = plan.run()
@@ -571,7 +575,7 @@ def sweep(
         retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
         if variant != "freecell":
             retry += ["--variant", variant]
-        if scheduler is not None:
+        if scheduler is not None and scheduler != "local":
             retry += ["--scheduler", scheduler]
         longer = max(300.0, 4 * (max_seconds or 0))
         retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]

@@ -149,9 +149,9 @@ def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str
     """shard_parts of every shard, in shard order: on the Dask cluster at `scheduler`
     (which must reach `path`), else on a pool of this machine's cores."""
     if scheduler is not None:
-        from .sweep.cluster import _client
+        from .sweep.cluster import _connect
 
-        client = _client(scheduler)
+        client, disconnect = _connect(scheduler)
         try:
             # A few tasks per worker thread ahead, so results wait in memory only briefly.
             ahead = 4 * max(1, sum(client.nthreads().values()))
@@ -163,7 +163,7 @@ def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str
             while futures:
                 yield futures.popleft().result()
         finally:
-            client.close()
+            disconnect()
         return
     from .sweep.plan import default_workers
 

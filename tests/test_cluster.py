@@ -290,3 +290,41 @@ def test_scheduler_errors_are_one_line(tmp_path, run_cli):
     assert result.output.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:")
     assert len(result.output.strip().splitlines()) == 1
     assert time.monotonic() - begin < 40
+
+
+def test_scheduler_local_runs_a_cluster_of_this_machines_cores(tmp_path):
+    args = ["sweep", "-d", "1-40", "-k", "4,0", "--no-progress", "--max-seconds", "0"]
+    local = run_fcanalyze(*args, "-o", tmp_path / "pool", "--workers", "2")
+    chunked = run_fcanalyze(*args, "-o", tmp_path / "chunks", "--scheduler", "local", "--workers", "2")
+    assert local.returncode == 0 and chunked.returncode == 0, chunked.stderr
+    assert rows(tmp_path / "chunks") == rows(tmp_path / "pool")
+    assert list((tmp_path / "chunks").glob("part-*")) == [] and list((tmp_path / "chunks").glob("shard=0000/*"))
+    # Run again without --scheduler, it keeps to the dataset's layout: nothing to do,
+    # and no local pool's part file beside the chunks.
+    more = run_fcanalyze(*args[:2], "1-50", *args[3:], "-o", tmp_path / "chunks")
+    assert more.returncode == 0, more.stderr
+    assert "holds a cluster sweep's chunks: running on a Dask cluster of this machine's cores" in more.stderr
+    assert "(80 were already there, 20 run now)" in more.stdout
+    assert list((tmp_path / "chunks").glob("part-*")) == []
+    assert sorted(keys(tmp_path / "chunks")) == sorted((d, "freecell", k) for d in range(1, 51) for k in (0, 4))
+
+
+def test_the_extended_range_without_a_scheduler_runs_on_this_machine_in_flat_memory(tmp_path):
+    out = tmp_path / "ds"
+    args = ["sweep", "-d", "1-8589934591", "-k", "4", "-o", out, "--no-progress", "--solutions", "none"]
+    begin = time.monotonic()
+    proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(out, 1, proc, timeout=90)
+    started = time.monotonic() - begin
+    status = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+    peak_kib = int(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+    proc.send_signal(signal.SIGINT)
+    stop = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    stopped = time.monotonic() - stop
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert started < 60 and peak_kib < 200 * 1024, (started, peak_kib)
+    assert stopped < 5, stopped  # 0.15 s measured; the rest is slack for a busy machine
+    table = read_dataset(out, ["deal", "status"])
+    assert table.num_rows % 20_000 == 0 and max(table["deal"].to_pylist()) < 1_000_000

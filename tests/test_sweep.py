@@ -72,12 +72,22 @@ def test_deal_spans_hold_any_range_in_constant_memory():
     assert (5, "freecell", 2) in space and (5, "freecell", 3) not in space and (5, "bakers-game", 2) not in space
 
 
-def test_a_local_plan_past_the_job_limit_is_refused_before_anything_is_built(tmp_path):
-    # The local pool's dataset indexes its rows in memory; a cluster sweep keeps
-    # nothing per row and has no limit (test_cluster.py runs the whole extended range).
-    with pytest.raises(FcanalyzeError, match=r"more than one local sweep takes .* Run it on a Dask cluster"):
-        plan_sweep("1-8589934591", "0-4", tmp_path / "never")
-    assert not (tmp_path / "never").exists()
+def test_a_plan_past_the_local_pools_limit_goes_to_a_cluster_of_this_machine(tmp_path):
+    # The local pool's dataset indexes its rows in memory; past MAX_SWEEP_JOBS the
+    # sweep uses the chunked layout, which keeps nothing per row, on a Dask cluster
+    # of this machine's cores (test_cluster.py runs it). Planning it costs nothing.
+    try:
+        import fsspec  # noqa: F401
+    except ImportError:
+        with pytest.raises(FcanalyzeError, match=r"needs fsspec: pip install 'fcanalyze\[dask\]'"):
+            plan_sweep("1-8589934591", "0-4", tmp_path / "big")
+        return
+    plan = plan_sweep("1-8589934591", "0-4", tmp_path / "big")
+    try:
+        assert plan.why is not None and plan.why.startswith("42,949,672,955 jobs are more than the local pool")
+        assert len(plan.space) == 5 * 8589934591
+    finally:
+        plan.close()
 
 
 def test_cell_lists():

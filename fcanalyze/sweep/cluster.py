@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
+import os
 import re
+import signal
 import socket
 import time
 import uuid
@@ -21,7 +24,7 @@ from ..jobs import JobSpace
 from ..status import ERROR, UNKNOWN, UNSOLVABLE
 from ..store import Row, rows_to_table
 from ..variant import Variant
-from .plan import SweepSummary, catch_stop_signals
+from .plan import LOCAL, SweepSummary, catch_stop_signals
 from .progress import Progress, Tally, expected_cost
 from .recorder import PROGRESS_SECONDS
 from .rows import implied_row, solve_row, with_solution_kept
@@ -39,7 +42,8 @@ DEFAULT_PORT = 8786
 def check_scheduler_address(address: str) -> tuple[str, int]:
     """(host, port) of a scheduler address like `tcp://host:8786`, `host:8786` or
     `host`, or a one-line FcanalyzeError. Checked before anything starts, because Dask
-    itself answers a malformed address only after a 20 s timeout."""
+    itself answers a malformed address only after a 20 s timeout. (`local` is not an
+    address: the caller starts that cluster itself.)"""
     m = _ADDRESS.fullmatch(address.strip())
     port = int(m.group(3)) if m and m.group(3) else DEFAULT_PORT
     if m is None or not 0 < port < 65536:
@@ -59,16 +63,42 @@ def _reachable(address: str) -> None:
         raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
 
 
-def _client(address: str):
+def _connect(address: str, workers: int | None = None) -> tuple[Any, Callable[[], None]]:
+    """A Dask client of the scheduler at `address`, or of a cluster of `workers`
+    single-threaded processes started here for `local`; and what closes them."""
     try:
-        from dask.distributed import Client
+        from dask.distributed import Client, LocalCluster
     except ImportError:
         raise FcanalyzeError("--scheduler needs Dask: pip install 'fcanalyze[dask]'") from None
+    if address == LOCAL:
+        from .plan import default_workers
+
+        cluster = LocalCluster(
+            n_workers=workers or default_workers(),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster, set_as_default=False)
+        pids = list(client.run(os.getpid).values())
+
+        def close() -> None:
+            # Killed, not asked to finish: a worker in the middle of a chunk would
+            # hold Ctrl-C up for seconds, and a chunk's file is whole or absent anyway.
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            client.close()
+            cluster.close()
+
+        return client, close
     _reachable(address)
     try:
-        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    return client, client.close
 
 
 # A task's chunk of deals is as large as fits about this much expected work at the
@@ -209,6 +239,7 @@ class ClusterPlan:
         progress: Progress | None,
         scheduler: str,
         release: Callable[[], None],
+        workers: int | None = None,
     ):
         self.store = store
         self.rules = rules
@@ -218,6 +249,9 @@ class ClusterPlan:
         self.solutions = solutions
         self.progress = progress
         self.scheduler = scheduler
+        self.workers = workers  # of a `local` cluster
+        # Why a sweep without --scheduler runs here (plan_sweep says), or None.
+        self.why: str | None = None
         self._release = release
         self.stop_requested = False
         location = store.location
@@ -237,7 +271,7 @@ class ClusterPlan:
     def run(self) -> SweepSummary:
         s = self.summary
         begin = time.perf_counter()
-        client = _client(self.scheduler)
+        client, disconnect = _connect(self.scheduler, self.workers)
         restore = catch_stop_signals(self)
         in_flight: dict[Any, _Range] = {}
         try:
@@ -286,7 +320,7 @@ class ClusterPlan:
         finally:
             if in_flight:
                 client.cancel(list(in_flight))
-            client.close()
+            disconnect()
             restore()
         s.interrupted = self.stop_requested
         if s.interrupted:

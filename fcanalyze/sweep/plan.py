@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, parse_memory
+from ..chunks import SHARD_PREFIX
 from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
 from ..jobs import DealSpans, JobSpace
@@ -27,14 +28,18 @@ from .queue import JobQueue
 from .recorder import Recorder
 from .rows import SOLUTIONS, with_solution_kept
 
+# --scheduler local (cluster.LOCAL, not imported here: the local pool never needs Dask).
+LOCAL = "local"
+
 if TYPE_CHECKING:
     from .cluster import ClusterPlan
 
 log = logging.getLogger("fcanalyze.sweep")
 
 # The local pool's dataset keeps its rows' keys and statuses in memory (some 200
-# bytes a row); past this many jobs a sweep belongs on a cluster (--scheduler), whose
-# client keeps nothing per row, or in several datasets.
+# bytes a row); past this many jobs a sweep without --scheduler runs on a Dask
+# cluster of this machine's cores (--scheduler local), whose chunked layout keeps
+# nothing per row.
 MAX_SWEEP_JOBS = 50_000_000
 # The cell counts a sweep runs when none are given: the classic comparison.
 DEFAULT_CELLS = [4, 2, 1]
@@ -185,22 +190,30 @@ def plan_sweep(
     space = JobSpace(deal_spans, cell_list, rules.name)
     if solutions not in SOLUTIONS:
         raise FcanalyzeError(f"--solutions must be one of {', '.join(SOLUTIONS)}, got {quote(solutions)}")
+    why = None
+    if scheduler is None:
+        why = _chunked_here(out, len(space))
+        scheduler = LOCAL if why else None
     if scheduler is not None:
         from .cluster import check_scheduler_address
 
-        check_scheduler_address(scheduler)
-        if workers is not None:
-            raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
-        memory = parse_memory(max_memory) if max_memory is not None else DEFAULT_MAX_MEMORY
-        return _cluster_plan(out, rules, space, Budgets(max_nodes, max_seconds, memory), retry_unknown, solutions,
-                             progress, scheduler)  # fmt: skip
-    if len(space) > MAX_SWEEP_JOBS:
-        raise FcanalyzeError(
-            f"{len(space):,} jobs ({len(deal_spans):,} deals x {len(cell_list)} cell counts) is more than one "
-            f"local sweep takes ({MAX_SWEEP_JOBS:,}): its dataset keeps an index of its rows in memory. "
-            "Run it on a Dask cluster (--scheduler; a one-machine cluster will do), or split the range into "
-            "several sweeps (several --out directories)"
+        if scheduler != LOCAL:
+            check_scheduler_address(scheduler)
+            if workers is not None:
+                raise FcanalyzeError("--workers does not apply with --scheduler: the cluster's workers run the jobs")
+        elif workers is not None and workers < 1:
+            raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
+        local_workers = (workers or default_workers()) if scheduler == LOCAL else None
+        if max_memory is not None:
+            memory = parse_memory(max_memory)
+        else:
+            memory = default_max_memory(local_workers) if local_workers else DEFAULT_MAX_MEMORY
+        budgets = Budgets(max_nodes, max_seconds, memory)
+        cluster = _cluster_plan(
+            out, rules, space, budgets, retry_unknown, solutions, progress, scheduler, local_workers
         )
+        cluster.why = why
+        return cluster
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
@@ -217,6 +230,24 @@ def plan_sweep(
     return plan
 
 
+def _chunked_here(out: str | os.PathLike, jobs: int) -> str | None:
+    """Why a sweep without --scheduler must still use the chunked layout, on a Dask
+    cluster of this machine's cores (--scheduler local), or None: past MAX_SWEEP_JOBS
+    (the local pool's dataset indexes its rows in memory; chunks keep nothing per
+    row), for an fsspec URL, or to continue a dataset a cluster sweep began (one
+    layout per dataset)."""
+    location = str(out)
+    if "://" in location:
+        why = f"{location} is an fsspec URL"
+    elif jobs > MAX_SWEEP_JOBS:
+        why = f"{jobs:,} jobs are more than the local pool's dataset holds ({MAX_SWEEP_JOBS:,})"
+    elif Path(location).is_dir() and any(p.is_dir() for p in Path(location).glob(f"{SHARD_PREFIX}*")):
+        why = f"{location} holds a cluster sweep's chunks"
+    else:
+        return None
+    return f"{why}: running on a Dask cluster of this machine's cores, as with --scheduler local"
+
+
 def _cluster_plan(
     out: str | os.PathLike,
     rules: Variant,
@@ -226,6 +257,7 @@ def _cluster_plan(
     solutions: str,
     progress: Progress | None,
     scheduler: str,
+    local_workers: int | None,
 ) -> ClusterPlan:
     from ..chunks import ChunkStore, is_local
     from .cluster import ClusterPlan
@@ -248,11 +280,16 @@ def _cluster_plan(
     except FcanalyzeError:
         release()
         raise
-    return ClusterPlan(store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release)
+    return ClusterPlan(
+        store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
+    )
 
 
 class SweepPlan:
     """A checked sweep with its dataset open: run() does the work, close() releases the dataset."""
+
+    # A local sweep runs where it was asked to (ClusterPlan's may say why it does not).
+    why: str | None = None
 
     def __init__(
         self,
