@@ -18,9 +18,9 @@ from .errors import FcanalyzeError
 from .inputs import quote, read_text, whole_number
 from .outputs import write_atomically
 from .referee import replay
+from .solutions import HARD_NODES, SOLUTIONS
 from .solving import solve as solve_job
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .sweep.rows import HARD_NODES, SOLUTIONS
 from .variant import MAX_CELLS, MIN_CELLS, Variant
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

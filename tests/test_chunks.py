@@ -14,9 +14,9 @@ from conftest import verdicts_at
 
 from fcanalyze.budgets import Budgets
 from fcanalyze.chunks import SHARD_DEALS, Chunk, ChunkStore, shard_of
+from fcanalyze.solutions import HARD_NODES
 from fcanalyze.store import SCHEMA, read_dataset
 from fcanalyze.sweep.cluster import chunk_deals, deal_ranges, gaps, run_chunk
-from fcanalyze.sweep.rows import HARD_NODES
 from fcanalyze.variant import Variant
 
 UNLIMITED = Budgets(None, None, 1 << 30)

@@ -140,3 +140,15 @@ def test_boards_print_as_their_layout_and_solve_documents_itself(run_cli):
     doc = fcanalyze.solve.__doc__
     for needed in ("status", "limit", "solution", "peak_memory", "bakers-game", "FcanalyzeError", "EngineError"):
         assert needed in doc
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    # `fcanalyze --help`, `solve` and `verify` answer at once: pyarrow, pandas and
+    # matplotlib come in only with the commands that read or write datasets.
+    import subprocess
+    import sys
+
+    code = "import sys, fcanalyze.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

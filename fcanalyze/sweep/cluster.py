@@ -21,13 +21,14 @@ from ..chunks import SHARD_DEALS, Chunk, ChunkStore, is_local, shard_of
 from ..errors import FcanalyzeError
 from ..inputs import quote
 from ..jobs import JobSpace
+from ..solutions import with_solution_kept
 from ..status import ERROR, UNKNOWN, UNSOLVABLE
 from ..store import Row, rows_to_table
 from ..variant import Variant
 from .plan import LOCAL, SweepSummary, catch_stop_signals
 from .progress import Progress, Tally, expected_cost
 from .recorder import PROGRESS_SECONDS
-from .rows import implied_row, solve_row, with_solution_kept
+from .rows import implied_row, solve_row
 
 log = logging.getLogger("fcanalyze.sweep")
 

@@ -20,13 +20,13 @@ from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
 from ..jobs import DealSpans, JobSpace
 from ..outputs import percent
+from ..solutions import SOLUTIONS, with_solution_kept
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from ..store import Dataset, Row, lock_directory, part_files
 from ..variant import MAX_CELLS, MIN_CELLS, Variant
 from .progress import Progress, expected_cost
 from .queue import JobQueue
 from .recorder import Recorder
-from .rows import SOLUTIONS, with_solution_kept
 
 # --scheduler local (cluster.LOCAL, not imported here: the local pool never needs Dask).
 LOCAL = "local"

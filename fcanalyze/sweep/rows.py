@@ -15,21 +15,6 @@ from ..variant import Variant
 log = logging.getLogger("fcanalyze.sweep")
 
 
-# What --solutions keeps in the rows: every solution, none, or only the hard jobs'
-# (a search of at least HARD_NODES positions; node counts, unlike times, are the same
-# on every machine, so the same jobs keep theirs wherever they ran).
-SOLUTIONS = ("all", "none", "hard")
-HARD_NODES = 100_000
-
-
-def with_solution_kept(row: Row, solutions: str) -> Row:
-    """The row as --solutions keeps it. Its solution was replayed by the referee before
-    this; moves, card moves and score stay whatever happens to it."""
-    if row.solution is None or solutions == "all" or (solutions == "hard" and (row.nodes or 0) >= HARD_NODES):
-        return row
-    return row._replace(solution=None)
-
-
 def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: str) -> Row:
     """One dataset row for one job; engine bugs become `error` rows."""
     rules = variant.with_cells(cells)
