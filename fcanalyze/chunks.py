@@ -19,6 +19,7 @@ by a single upload, which the store makes visible only once it is complete.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -33,6 +34,8 @@ from .errors import FcanalyzeError
 
 SHARD_DEALS = 1_000_000
 SHARD_PREFIX = "shard="
+# A hidden file `.<chunk file name>.begun` beside the chunks: its task has begun.
+MARK = ".begun"
 _SHARD = re.compile(r"shard=(\d+)")
 _CHUNK = re.compile(r"(?P<variant>[^/]+)\.c(?P<cells>\d+)\.(?P<first>\d{10})-(?P<last>\d{10})\.parquet")
 
@@ -69,6 +72,9 @@ class Chunk:
 
     def __len__(self) -> int:
         return self.last - self.first + 1
+
+    def overlaps(self, first: int, last: int) -> bool:
+        return self.first <= last and first <= self.last
 
     def file_name(self) -> str:
         # The variant quoted (freecell%2Ctakeback%3Dyes): no '=' or '/' in a name.
@@ -111,16 +117,37 @@ class ChunkStore:
 
     def chunks_in(self, shard: int) -> list[Chunk]:
         """The chunk files of a shard (one listing; no file is opened)."""
+        return self.listing(shard)[0]
+
+    def listing(self, shard: int) -> tuple[list[Chunk], list[Chunk]]:
+        """A shard's chunks written, and those whose task has begun and not written
+        its file (it is running, or it died; see mark)."""
         folder = f"{self.root}/{shard_folder(shard)}"
         # Object stores' filesystems cache listings; chunks written since by other
         # workers must show.
         self.fs.invalidate_cache(folder)
         try:
-            names = self.fs.ls(folder, detail=False)
+            names = [name.rsplit("/", 1)[-1] for name in self.fs.ls(folder, detail=False)]
         except FileNotFoundError:
-            return []
-        found = (Chunk.from_file_name(name.rsplit("/", 1)[-1]) for name in names)
-        return [c for c in found if c is not None]
+            return [], []
+        written = [c for c in map(Chunk.from_file_name, names) if c is not None]
+        begun = (Chunk.from_file_name(n[1 : -len(MARK)]) for n in names if n.startswith(".") and n.endswith(MARK))
+        done = set(written)
+        return written, [c for c in begun if c is not None and c not in done]
+
+    def mark(self, chunk: Chunk) -> None:
+        """Says that a task has begun the chunk: a sweep resumed while it may still be
+        running (its client was stopped or killed; Dask does not stop a running task)
+        runs that chunk again with the same bounds, so that the two write the same
+        file and never two files holding the same jobs."""
+        folder = f"{self.root}/{shard_folder(chunk.shard)}"
+        if self.local:
+            self.fs.makedirs(folder, exist_ok=True)
+        self.fs.pipe_file(f"{folder}/.{chunk.file_name()}{MARK}", b"")
+
+    def unmark(self, chunk: Chunk) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.rm_file(f"{self.root}/{shard_folder(chunk.shard)}/.{chunk.file_name()}{MARK}")
 
     def shards(self) -> list[int]:
         """The shard folders there are."""

@@ -552,6 +552,11 @@ def sweep(
         f"({summary.already_done:,} were already there, {summary.ran:,} run now)"
     )
     click.echo(summary.table())
+    if summary.only_run_now and summary.already_done:
+        click.echo(
+            f"(the verdicts of the jobs run now; the {summary.already_done:,} already there are not read: "
+            f"'fcanalyze report {out}' counts every row and lists the undecided ones)"
+        )
     if summary.ran:
         click.echo(
             f"wall {summary.wall_seconds:.1f} s; worker time: engine {summary.engine_seconds:.1f} s, "

@@ -44,6 +44,17 @@ class DealSpans:
         for lo, hi in self.spans:
             yield from range(lo, hi + 1)
 
+    def within(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The spans' parts inside first..last."""
+        i = max(0, bisect.bisect_right(self._firsts, first) - 1)
+        found = []
+        for lo, hi in self.spans[i:]:
+            if lo > last:
+                break
+            if hi >= first:
+                found.append((max(lo, first), min(hi, last)))
+        return found
+
 
 class JobSpace:
     """Every (deal, variant, cells) job of a sweep, in the order the sweep hands them

@@ -110,21 +110,26 @@ def _verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.pivot_table(index=["variant", "deal"], columns="cells", values="status", aggfunc="first")
 
 
-def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
+TRANSITION_COLUMNS = ["variant", "from_cells", "to_cells", "decided_at_both", "won_at_from", "lost_at_to", "anomalies"]
+
+
+def transitions(data, counts: dict[str, list[int]] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Deals won with K cells and lost with the next smaller count run, per variant.
 
     Returns (table, lost): the table has one row per step (from_cells, to_cells) with
     the deals decided at both counts, those won at from_cells, those lost at
     to_cells, and `anomalies`: deals lost at from_cells but won at to_cells, which
     fewer cells can never do (a nonzero count means a wrong verdict somewhere).
-    `lost` lists the deals lost at each step.
+    `lost` lists the deals lost at each step. `counts` (variant -> cell counts) sets
+    the steps, when `data` is part of a dataset that may not hold them all (a shard).
     """
     frame = load(data)
     table, lost = [], []
     for variant, group in frame.groupby("variant", sort=True):
         wide = _verdicts(group).droplevel("variant")
-        counts = sorted(wide.columns, reverse=True)
-        for more, fewer in zip(counts, counts[1:]):
+        steps = sorted(wide.columns, reverse=True) if counts is None else counts.get(str(variant), [])
+        wide = wide.reindex(columns=steps)
+        for more, fewer in zip(steps, steps[1:]):
             both = wide[wide[more].isin(DECIDED) & wide[fewer].isin(DECIDED)]
             won = both[more] == SOLVED
             lost_here = both[won & (both[fewer] == UNSOLVABLE)]
@@ -145,7 +150,7 @@ def transitions(data) -> tuple[pd.DataFrame, pd.DataFrame]:
                 for d in lost_here.index
             ]
     columns = ["variant", "deal", "won_with", "lost_with"]
-    return pd.DataFrame(table), pd.DataFrame(lost, columns=columns)
+    return pd.DataFrame(table, columns=TRANSITION_COLUMNS), pd.DataFrame(lost, columns=columns)
 
 
 def _fewest_cells(variant: str) -> int:

@@ -29,7 +29,7 @@ from .report import (
     undecided,
 )
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .store import read_shard, shard_numbers
+from .store import chunked_cells, read_shard, shard_numbers
 
 # A cluster sweep's dataset with more rows than this is reported a shard (a million
 # deals) at a time: memory then follows a shard's rows, not the dataset's.
@@ -114,7 +114,7 @@ class _List:
         return f"{self.name}: the first {LISTED:,} of {self.total:,}" if self.total > LISTED else None
 
 
-def shard_parts(path: str, shard: int, rows: int, top: int) -> dict:
+def shard_parts(path: str, shard: int, rows: int, top: int, counts: dict[str, list[int]]) -> dict:
     """One shard's small tables, which the whole report is merged from: counts,
     histograms, maxima, the hardest deals, the first LISTED of each list (with the
     list's length), a sample. Runs in a process of the pool, or on a Dask worker."""
@@ -132,7 +132,8 @@ def shard_parts(path: str, shard: int, rows: int, top: int) -> dict:
         .groupby(KEYS, as_index=False)
         .max()
     )
-    parts["transitions"], lost = transitions(frame)
+    # The steps between the dataset's cell counts, not just those of this shard.
+    parts["transitions"], lost = transitions(frame, counts)
     parts["takeback"], gained = takeback_comparison(frame)
     parts["distribution"] = min_cells_distribution(min_cells(frame))
     parts["hardest"] = hardest(frame, top)
@@ -145,7 +146,9 @@ def shard_parts(path: str, shard: int, rows: int, top: int) -> dict:
     return parts
 
 
-def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str | None) -> Iterator[dict]:
+def map_shards(
+    path: str, shards: list[int], rows: int, top: int, counts: dict[str, list[int]], scheduler: str | None
+) -> Iterator[dict]:
     """shard_parts of every shard, in shard order: on the Dask cluster at `scheduler`
     (which must reach `path`), else on a pool of this machine's cores."""
     if scheduler is not None:
@@ -157,7 +160,7 @@ def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str
             ahead = 4 * max(1, sum(client.nthreads().values()))
             futures: collections.deque = collections.deque()
             for shard in shards:
-                futures.append(client.submit(shard_parts, path, shard, rows, top, pure=False))
+                futures.append(client.submit(shard_parts, path, shard, rows, top, counts, pure=False))
                 if len(futures) >= ahead:
                     yield futures.popleft().result()
             while futures:
@@ -169,11 +172,11 @@ def map_shards(path: str, shards: list[int], rows: int, top: int, scheduler: str
 
     workers = min(default_workers(), len(shards))
     if workers <= 1:
-        yield from (shard_parts(path, shard, rows, top) for shard in shards)
+        yield from (shard_parts(path, shard, rows, top, counts) for shard in shards)
         return
     # Spawned, not forked: Arrow's threads in this process do not survive a fork.
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(shard_parts, *zip(*((path, shard, rows, top) for shard in shards)))
+        yield from pool.map(shard_parts, *zip(*((path, shard, rows, top, counts) for shard in shards)))
 
 
 def build_by_shard(path: str | os.PathLike, top: int, rows: int, scheduler: str | None = None) -> Report:
@@ -196,7 +199,8 @@ def build_by_shard(path: str | os.PathLike, top: int, rows: int, scheduler: str 
     samples: list[pd.DataFrame] = []
     classic: list[pd.DataFrame] = []  # the rows of deals 1..32,000, for the published counts
     first: dict = {}
-    for parts in map_shards(location, shard_numbers(location), rows, top, scheduler):
+    counts = chunked_cells(location)
+    for parts in map_shards(location, shard_numbers(location), rows, top, counts, scheduler):
         first = first or parts
         for name, total in sums.items():
             total.add(parts[name])

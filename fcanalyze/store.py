@@ -6,7 +6,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,7 +15,7 @@ from typing import IO, NamedTuple
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .chunks import SHARD_PREFIX
+from .chunks import SHARD_PREFIX, Chunk
 from .errors import FcanalyzeError
 from .jobs import Key
 from .status import ERROR
@@ -175,22 +175,38 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
 def chunked_rows(path: str | os.PathLike) -> int | None:
     """How many rows a cluster sweep's dataset holds, from its file names alone (a
     listing per shard, no file opened); None for anything else."""
+    chunks = _chunks(path)
+    return None if chunks is None else sum(len(c) for c in chunks)
+
+
+def chunked_cells(path: str | os.PathLike) -> dict[str, list[int]]:
+    """The cell counts a cluster sweep's dataset holds for each variant, most first,
+    from its file names alone."""
+    found: dict[str, set[int]] = {}
+    for chunk in _chunks(path) or ():
+        found.setdefault(chunk.variant, set()).add(chunk.cells)
+    return {variant: sorted(cells, reverse=True) for variant, cells in found.items()}
+
+
+def _chunks(path: str | os.PathLike) -> Iterator[Chunk] | None:
+    """The chunks of a cluster sweep's dataset, listed lazily; None if `path` is not
+    one (a file, a local sweep's directory, nothing)."""
     from .chunks import Chunk, ChunkStore, shard_folder
 
     text = str(path)
     if "://" in text:
         store = ChunkStore(text)
-        return sum(len(c) for s in store.shards() for c in store.chunks_in(s))
+        return (c for s in store.shards() for c in store.chunks_in(s))
     folder = Path(text)
     if not folder.is_dir() or part_files(folder, chunks=False):
         return None
-    total = None
-    for shard in sorted(folder.glob(f"{SHARD_PREFIX}*")):
-        for file in shard.glob(f"*{PART_SUFFIX}"):
-            chunk = Chunk.from_file_name(file.name)
-            if chunk is not None and shard.name == shard_folder(chunk.shard):
-                total = (total or 0) + len(chunk)
-    return total
+    found = [
+        chunk
+        for shard in sorted(folder.glob(f"{SHARD_PREFIX}*"))
+        for chunk in (Chunk.from_file_name(f.name) for f in shard.glob(f"*{PART_SUFFIX}"))
+        if chunk is not None and shard.name == shard_folder(chunk.shard)
+    ]
+    return iter(found) if found else None
 
 
 def shard_numbers(path: str | os.PathLike) -> list[int]:

@@ -138,3 +138,28 @@ def test_compact_rows_keep_their_figures_and_drop_solutions():
         keeps = full["status"] == "solved" and full["nodes"] >= HARD_NODES
         assert hard["solution"] == (full["solution"] if keeps else None)
     assert any(r["solution"] for r in tables["hard"])
+
+
+def test_a_retried_chunk_reruns_only_the_sweeps_deals_and_counts_only_them():
+    store = memory_store()
+    chunk = Chunk("freecell", 4, 1, 30)
+    rules = Variant.parse("freecell")
+    run_chunk(store, chunk, rules, Budgets(200, None, 1 << 30), "all", retry=False)
+    before = {r["deal"]: r for r in store.read(chunk).to_pylist()}
+    unknown = sorted(d for d, r in before.items() if r["status"] == "unknown")
+    mine = [(unknown[0], unknown[0])]
+    again = run_chunk(store, chunk, rules, UNLIMITED, "all", retry=True, within=mine)
+    assert again.counts == {"solved": 1}
+    after = {r["deal"]: r for r in store.read(chunk).to_pylist()}
+    assert after[unknown[0]]["status"] == "solved"
+    assert all(after[d] == before[d] for d in unknown[1:])  # not the sweep's: left alone
+
+
+def test_a_task_marks_its_chunk_begun_until_its_file_is_written():
+    store = memory_store()
+    chunk = Chunk("freecell", 4, 1, 10)
+    store.mark(chunk)
+    assert store.listing(0) == ([], [chunk])
+    run_chunk(store, chunk, Variant.parse("freecell"), UNLIMITED, "all", retry=False)
+    assert store.listing(0) == ([chunk], [])
+    assert sorted(read_dataset(store.location)["deal"].to_pylist()) == list(range(1, 11))

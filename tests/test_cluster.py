@@ -17,6 +17,8 @@ distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'fcanalyze[dask]')"
 )
 
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute  # noqa: E402
 from conftest import (  # noqa: E402
     CIRCUMSTANTIAL,
     NEUTRAL_CWD,
@@ -328,3 +330,47 @@ def test_the_extended_range_without_a_scheduler_runs_on_this_machine_in_flat_mem
     assert stopped < 5, stopped  # 0.15 s measured; the rest is slack for a busy machine
     table = read_dataset(out, ["deal", "status"])
     assert table.num_rows % 20_000 == 0 and max(table["deal"].to_pylist()) < 1_000_000
+
+
+def test_a_chunk_an_earlier_run_began_is_run_again_with_its_own_bounds(tmp_path):
+    # An earlier run's task began deals 1..40 (its client died; Dask does not stop a
+    # running task, which may still write 1..40): a sweep of 1..20 runs 1..40 again
+    # rather than 1..20, so the two write the same file, never two holding deal 5.
+    out = tmp_path / "ds"
+    begun = Chunk("freecell", 4, 1, 40)
+    ChunkStore(str(out)).mark(begun)
+    # A stale mark over jobs already in a file is ignored.
+    shipped = read_dataset(SHIPPED_TABLE)
+    deal, cells = shipped["deal"], shipped["cells"]
+    these = pa.compute.and_(pa.compute.equal(cells, 4), pa.compute.and_(pa.compute.greater_equal(deal, 51),
+                                                                       pa.compute.less_equal(deal, 60)))  # fmt: skip
+    ChunkStore(str(out)).write(Chunk("freecell", 4, 51, 60), shipped.filter(these))
+    ChunkStore(str(out)).mark(Chunk("freecell", 4, 41, 60))
+    args = ["sweep", "-d", "1-20", "-k", "4", "-o", out, "--no-progress", "--scheduler", "local", "--workers", "2"]
+    done = run_fcanalyze(*args)
+    assert done.returncode == 0, done.stderr
+    assert "(0 were already there, 20 run now)" in done.stdout
+    names = sorted(p.name for p in out.glob("shard=0000/*"))
+    assert names == [Chunk("freecell", 4, 41, 60).file_name().join((".", ".begun")), begun.file_name(),
+                     Chunk("freecell", 4, 51, 60).file_name()]  # fmt: skip
+    assert sorted(keys(out)) == [(d, "freecell", 4) for d in [*range(1, 41), *range(51, 61)]]
+    # Resumed with other deals, the summary says its table is of the jobs run now.
+    again = run_fcanalyze(*args[:2], "1-45", *args[3:])
+    assert "(40 were already there, 5 run now)" in again.stdout
+    assert "the verdicts of the jobs run now; the 40 already there are not read" in again.stdout
+    assert sorted(keys(out)) == [(d, "freecell", 4) for d in [*range(1, 46), *range(51, 61)]]
+
+
+def test_retry_unknown_reruns_only_the_sweeps_deals(tmp_path):
+    out = tmp_path / "ds"
+    base = ["sweep", "-k", "4", "-o", out, "--no-progress", "--scheduler", "local", "--workers", "2"]
+    assert run_fcanalyze(*base, "-d", "1-100", "--max-nodes", "200").returncode == 0
+    before = {r["deal"]: r for r in read_dataset(out).to_pylist()}
+    unknown = sorted(d for d, r in before.items() if r["status"] == "unknown")
+    assert len(unknown) > 3
+    again = run_fcanalyze(*base, "-d", str(unknown[0]), "--retry-unknown")
+    assert again.returncode == 0, again.stderr
+    assert "(0 were already there, 1 run now)" in again.stdout
+    after = {r["deal"]: r for r in read_dataset(out).to_pylist()}
+    assert after[unknown[0]]["status"] == "solved"
+    assert all(after[d] == before[d] for d in unknown[1:])

@@ -98,3 +98,25 @@ def test_counted_quantiles_are_pandas_quantiles():
         for q in (0.5, 0.9, 0.0, 1.0):
             assert quantile_of_counts(distinct, counts, q) == pytest.approx(pd.Series(values).quantile(q))
     assert list(three_figures(np.array([7, 999, 1234, 98_765, 1_234_567]))) == [7, 999, 1230, 98_800, 1_230_000]
+
+
+def test_steps_between_cell_counts_are_the_datasets_not_a_shards(sharded):
+    # Shard 0 (deals 1..8,000) was swept at 4 cells only, the others at 4, 2 and 1:
+    # every shard's transitions are the steps 4 -> 2 -> 1, none 4 -> 1.
+    path, _table = sharded
+    for file in path.glob("shard=0000/freecell.c[0123].*.parquet"):
+        file.unlink()
+    for file in path.glob("shard=*/freecell.c[03].*.parquet"):
+        file.unlink()
+    rows = read_dataset(path)
+    whole = Report.build(rows.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
+                                                                 pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
+    parts = build_by_shard(path, 10, rows.num_rows)
+    assert list(zip(parts.transitions["from_cells"], parts.transitions["to_cells"])) == [(4, 2), (2, 1)]
+    pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        parts.lost.sort_values(["won_with", "deal"], ignore_index=True),
+        whole.lost.sort_values(["won_with", "deal"], ignore_index=True), check_dtype=False,
+    )  # fmt: skip
+    assert parts.problems() == whole.problems() == []
+    parts.terminal()

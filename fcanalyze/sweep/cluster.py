@@ -74,6 +74,10 @@ def _connect(address: str, workers: int | None = None) -> tuple[Any, Callable[[]
     if address == LOCAL:
         from .plan import default_workers
 
+        # Its nannies live in this process; their notices (a worker restarted when
+        # the sweep kills it at its end) are not the user's business.
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+
         cluster = LocalCluster(
             n_workers=workers or default_workers(),
             threads_per_worker=1,
@@ -165,19 +169,28 @@ class ChunkDone:
 
 
 def run_chunk(
-    store: ChunkStore, chunk: Chunk, rules: Variant, budgets: Budgets, solutions: str, retry: bool
+    store: ChunkStore,
+    chunk: Chunk,
+    rules: Variant,
+    budgets: Budgets,
+    solutions: str,
+    retry: bool,
+    within: list[tuple[int, int]] | None = None,
 ) -> ChunkDone:
     """The task a worker runs: every job of the chunk, solved or settled, written as
     the chunk's part file. With `retry`, the chunk's file exists and only its unknown
-    and error rows are run again."""
+    and error rows are run again, of the deals `within` (the sweep's, in the chunk;
+    None: all). The counts sent back are of the jobs `within`."""
     host = socket.gethostname()
+    inside = (lambda deal: True) if within is None else (lambda deal: any(a <= deal <= b for a, b in within))
     kept: dict[int, Row] = {}
     if retry:
         for old in store.read(chunk).to_pylist():
-            if old["status"] not in (UNKNOWN, ERROR):
+            if old["status"] not in (UNKNOWN, ERROR) or not inside(old["deal"]):
                 kept[old["deal"]] = Row(**old)
         if len(kept) == len(chunk):
             return ChunkDone(chunk, {}, 0.0, 0.0, 0, retried=True)
+    store.mark(chunk)
     proved = proved_unsolvable_with_more(store, chunk)
     rows: list[Row] = []
     counts: collections.Counter[str] = collections.Counter()
@@ -191,9 +204,11 @@ def run_chunk(
                 row = with_solution_kept(solve_row(deal, chunk.cells, rules, budgets, host), solutions)
                 engine += row.seconds or 0.0
                 verify += row.verify_seconds or 0.0
-            counts[row.status] += 1
+            if inside(deal):
+                counts[row.status] += 1
         rows.append(row)
     size = store.write(chunk, rows_to_table(rows))
+    store.unmark(chunk)
     return ChunkDone(chunk, dict(counts), engine, verify, size, retried=retry)
 
 
@@ -257,8 +272,10 @@ class ClusterPlan:
         self.stop_requested = False
         location = store.location
         self.summary = SweepSummary(Path(location) if is_local(location) else location, rules.name, len(space), 0)
-        self._listings: collections.OrderedDict[int, list[Chunk]] = collections.OrderedDict()
-        self._retried: set[Chunk] = set()
+        self.summary.only_run_now = True
+        self._listings: collections.OrderedDict[int, tuple[list[Chunk], list[Chunk]]] = collections.OrderedDict()
+        # Chunks this run has submitted (a retried or adopted one may span ranges).
+        self._submitted: set[Chunk] = set()
         self._ran: dict[int, collections.Counter[str]] = {k: collections.Counter() for k in space.cells}
         self._kept: collections.Counter[int] = collections.Counter()
         self.to_run = len(space)
@@ -336,11 +353,11 @@ class ClusterPlan:
         self._report(force=True, final=True)
         return s
 
-    def _listing(self, shard: int) -> list[Chunk]:
+    def _listing(self, shard: int) -> tuple[list[Chunk], list[Chunk]]:
         if shard in self._listings:
             self._listings.move_to_end(shard)
         else:
-            self._listings[shard] = self.store.chunks_in(shard)
+            self._listings[shard] = self.store.listing(shard)
             if len(self._listings) > LISTINGS_KEPT:
                 self._listings.popitem(last=False)
         return self._listings[shard]
@@ -351,21 +368,32 @@ class ClusterPlan:
         name = self.rules.name
         while run.step < len(cells):
             k = cells[run.step]
-            there = [
+            written, begun = self._listing(shard_of(run.first))
+            there = [c for c in written if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)]
+            # A chunk an earlier run's task began and has not written (that task may
+            # still be running) is run again with the same bounds: both then write the
+            # same file. Unless jobs of it are in files already: then its task is dead.
+            adopted = [
                 c
-                for c in self._listing(shard_of(run.first))
-                if c.variant == name and c.cells == k and c.first <= run.last and c.last >= run.first
+                for c in begun
+                if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)
+                and c not in self._submitted
+                and not any(c.overlaps(w.first, w.last) for w in written if w.variant == name and w.cells == k)
+            ]  # fmt: skip
+            # Chunks this run submitted may reach into this range (adopted or retried).
+            taken = [
+                c for c in self._submitted if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)
             ]
-            missing = gaps(run.first, run.last, there)
-            done = run.last - run.first + 1 - sum(b - a + 1 for a, b in missing)
+            missing = gaps(run.first, run.last, there + adopted + taken)
+            done = run.last - run.first + 1 - sum(b - a + 1 for a, b in gaps(run.first, run.last, there))
             self._kept[k] += done
             self.summary.already_done += done
             self.to_run -= done
             self._total_cost -= done * expected_cost(k)
-            work = [(Chunk(name, k, a, b), False) for a, b in missing]
+            work = [(Chunk(name, k, a, b), False) for a, b in missing] + [(c, False) for c in adopted]
             if self.retry:
-                work += [(c, True) for c in there if c not in self._retried]
-                self._retried.update(c for c in there)
+                work += [(c, True) for c in there if c not in self._submitted]
+            self._submitted.update(chunk for chunk, _ in work)
             futures = [self._submit(client, chunk, retry) for chunk, retry in work]
             if futures:
                 run.pending = len(futures)
@@ -375,7 +403,8 @@ class ClusterPlan:
 
     def _submit(self, client, chunk: Chunk, retry: bool) -> Any:
         key = f"fcanalyze-{chunk.file_name()}-{uuid.uuid4().hex[:8]}"
-        args = (self.store, chunk, self.rules, self.budgets, self.solutions, retry)
+        within = self.space.deals.within(chunk.first, chunk.last)
+        args = (self.store, chunk, self.rules, self.budgets, self.solutions, retry, within)
         return client.submit(run_chunk, *args, pure=False, key=key)
 
     def _take(self, result: Any) -> None:

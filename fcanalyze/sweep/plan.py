@@ -104,9 +104,11 @@ class SweepSummary:
     # (their chunks are left for the next run).
     bytes_written: int = 0
     failed_tasks: int = 0
-    # cells -> status -> count, over every job of the sweep (old rows included);
+    # cells -> status -> count, over every job of the sweep (old rows included), or for
+    # a cluster sweep, which reads no row, over the jobs run now (`only_run_now`);
     # "left" counts the jobs not in the dataset yet (a stopped sweep).
     by_cells: dict[int, collections.Counter] = field(default_factory=dict)
+    only_run_now: bool = False
 
     def table(self) -> str:
         """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
