@@ -642,7 +642,7 @@ def export(dataset_dir, output):
     metavar="ADDRESS",
     default=None,
     help="Read a cluster sweep's dataset on the Dask cluster at ADDRESS, a shard (a million deals) "
-    "per task; the workers must reach DIR. Without it, a dataset of more than 1,000,000 rows is "
+    "per task; the workers must reach DIR. Without it, a cluster sweep's dataset of more than 1,000,000 rows is "
     "read a shard at a time on this machine's cores.",
 )
 @click.option(
