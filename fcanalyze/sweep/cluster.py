@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextlib
 import logging
@@ -117,8 +118,6 @@ CHUNK_SIZES = (20_000, 10_000, 5_000, 2_000, 1_000, 500, 200, 100, 50, 20, 10, 5
 # Tasks submitted ahead of the workers, per worker thread: enough that none idles
 # while this process hears of a result and submits the next.
 TASKS_AHEAD = 4
-# Shards whose listing is remembered (ranges go in deal order, so few are in use).
-LISTINGS_KEPT = 8
 
 
 def chunk_deals(deals: int, cells: list[int], threads: int) -> int:
@@ -218,9 +217,7 @@ def proved_unsolvable_with_more(store: ChunkStore, chunk: Chunk) -> dict[int, in
     more cannot)."""
     proved: dict[int, int] = {}
     for other in store.chunks_in(chunk.shard):
-        if other.variant != chunk.variant or other.cells <= chunk.cells:
-            continue
-        if other.last < chunk.first or other.first > chunk.last:
+        if other.variant != chunk.variant or other.cells <= chunk.cells or not other.overlaps(chunk.first, chunk.last):
             continue
         table = store.read(other, ["deal", "status"])
         for deal, status in zip(table["deal"].to_pylist(), table["status"].to_pylist()):
@@ -238,6 +235,34 @@ class _Range:
     last: int
     step: int = 0  # index into the sweep's cell counts
     pending: int = 0  # tasks in flight for the current step
+
+
+class _Shard:
+    """One shard's listing, indexed by (variant, cells), and what this run submitted
+    there: a range looks up its chunks by bisection, not by a scan of the shard."""
+
+    def __init__(self, written: list[Chunk], begun: list[Chunk]):
+        self.written: dict[tuple[str, int], list[Chunk]] = {}
+        for c in sorted(written, key=lambda c: c.first):
+            self.written.setdefault((c.variant, c.cells), []).append(c)
+        # A variant's chunks with one cell count never overlap: sorted by first deal,
+        # they are sorted by last deal too.
+        self._lasts = {key: [c.last for c in chunks] for key, chunks in self.written.items()}
+        self.begun = begun  # few: only tasks cut short leave them
+        self.submitted: set[Chunk] = set()
+        # Submitted chunks not cut to one range (adopted or retried): they may reach
+        # into other ranges, which must not run their jobs again.
+        self.spanning: list[Chunk] = []
+        self.active = 0  # ranges of this shard not yet through all their cell counts
+
+    def written_over(self, key: tuple[str, int], first: int, last: int) -> list[Chunk]:
+        chunks = self.written.get(key, [])
+        i = bisect.bisect_left(self._lasts.get(key, []), first)
+        found = []
+        while i < len(chunks) and chunks[i].first <= last:
+            found.append(chunks[i])
+            i += 1
+        return found
 
 
 class ClusterPlan:
@@ -273,9 +298,8 @@ class ClusterPlan:
         location = store.location
         self.summary = SweepSummary(Path(location) if is_local(location) else location, rules.name, len(space), 0)
         self.summary.only_run_now = True
-        self._listings: collections.OrderedDict[int, tuple[list[Chunk], list[Chunk]]] = collections.OrderedDict()
-        # Chunks this run has submitted (a retried or adopted one may span ranges).
-        self._submitted: set[Chunk] = set()
+        # The shards in use (listed once, while a range of theirs is active).
+        self._shards: dict[int, _Shard] = {}
         self._ran: dict[int, collections.Counter[str]] = {k: collections.Counter() for k in space.cells}
         self._kept: collections.Counter[int] = collections.Counter()
         self.to_run = len(space)
@@ -353,52 +377,52 @@ class ClusterPlan:
         self._report(force=True, final=True)
         return s
 
-    def _listing(self, shard: int) -> tuple[list[Chunk], list[Chunk]]:
-        if shard in self._listings:
-            self._listings.move_to_end(shard)
-        else:
-            self._listings[shard] = self.store.listing(shard)
-            if len(self._listings) > LISTINGS_KEPT:
-                self._listings.popitem(last=False)
-        return self._listings[shard]
+    def _shard(self, shard: int) -> _Shard:
+        if shard not in self._shards:
+            # Shards no active range needs are forgotten, so that memory stays flat.
+            for idle in [n for n, known in self._shards.items() if not known.active]:
+                del self._shards[idle]
+            self._shards[shard] = _Shard(*self.store.listing(shard))
+        return self._shards[shard]
 
     def _submit_step(self, client, run: _Range, size: int) -> list[Any]:
         """Submits the tasks of the range's next cell count that has any to do."""
         cells = self.space.cells
         name = self.rules.name
+        shard = self._shard(shard_of(run.first))
+        if run.step == 0:
+            shard.active += 1
         while run.step < len(cells):
             k = cells[run.step]
-            written, begun = self._listing(shard_of(run.first))
-            there = [c for c in written if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)]
+            there = shard.written_over((name, k), run.first, run.last)
             # A chunk an earlier run's task began and has not written (that task may
             # still be running) is run again with the same bounds: both then write the
             # same file. Unless jobs of it are in files already: then its task is dead.
             adopted = [
                 c
-                for c in begun
+                for c in shard.begun
                 if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)
-                and c not in self._submitted
-                and not any(c.overlaps(w.first, w.last) for w in written if w.variant == name and w.cells == k)
+                and c not in shard.submitted and not shard.written_over((name, k), c.first, c.last)
             ]  # fmt: skip
-            # Chunks this run submitted may reach into this range (adopted or retried).
-            taken = [
-                c for c in self._submitted if c.variant == name and c.cells == k and c.overlaps(run.first, run.last)
-            ]
-            missing = gaps(run.first, run.last, there + adopted + taken)
+            work = [(c, False) for c in adopted]
+            if self.retry:
+                work += [(c, True) for c in there if c not in shard.submitted]
+            spanning = [c for c in shard.spanning if c.cells == k and c.overlaps(run.first, run.last)]
+            covered = there + adopted + spanning
+            work += [(Chunk(name, k, a, b), False) for a, b in gaps(run.first, run.last, covered)]
             done = run.last - run.first + 1 - sum(b - a + 1 for a, b in gaps(run.first, run.last, there))
             self._kept[k] += done
             self.summary.already_done += done
             self.to_run -= done
             self._total_cost -= done * expected_cost(k)
-            work = [(Chunk(name, k, a, b), False) for a, b in missing] + [(c, False) for c in adopted]
-            if self.retry:
-                work += [(c, True) for c in there if c not in self._submitted]
-            self._submitted.update(chunk for chunk, _ in work)
+            shard.submitted.update(chunk for chunk, _ in work)
+            shard.spanning += [c for c, _ in work if not (run.first <= c.first and c.last <= run.last)]
             futures = [self._submit(client, chunk, retry) for chunk, retry in work]
             if futures:
                 run.pending = len(futures)
                 return futures
             run.step += 1
+        shard.active -= 1
         return []
 
     def _submit(self, client, chunk: Chunk, retry: bool) -> Any:
