@@ -24,7 +24,7 @@ from ..inputs import quote
 from ..jobs import JobSpace
 from ..solutions import with_solution_kept
 from ..status import ERROR, UNKNOWN, UNSOLVABLE
-from ..store import Row, rows_to_table
+from ..store import Row, lock_directory, part_files, rows_to_table
 from ..variant import Variant
 from .plan import LOCAL, SweepSummary, catch_stop_signals
 from .progress import Progress, Tally, expected_cost
@@ -105,6 +105,29 @@ def _connect(address: str, workers: int | None = None) -> tuple[Any, Callable[[]
     except (OSError, TimeoutError, ValueError) as e:
         raise FcanalyzeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     return client, client.close
+
+
+def open_location(out: str | os.PathLike) -> tuple[ChunkStore, Callable[[], None]]:
+    """The dataset location of a cluster sweep, and what releases it: a directory is
+    made absolute (the workers' working directories are not this one) and locked
+    against a second sweep on this machine; a local sweep's dataset is refused (one
+    layout per dataset)."""
+    location = str(out)
+    release: Callable[[], None] = lambda: None  # noqa: E731
+    if is_local(location):
+        path = Path(location.removeprefix("file://")).absolute()
+        location = str(path)
+        if part_files(path, chunks=False):
+            raise FcanalyzeError(
+                f"{path} holds a local sweep's parts, which a cluster sweep does not add to; "
+                "continue it without --scheduler, or give the cluster sweep another --out"
+            )
+        release = lock_directory(path).close
+    try:
+        return ChunkStore(location), release
+    except FcanalyzeError:
+        release()
+        raise
 
 
 # A task's chunk of deals is as large as fits about this much expected work at the

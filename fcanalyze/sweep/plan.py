@@ -22,7 +22,7 @@ from ..jobs import DealSpans, JobSpace
 from ..outputs import percent
 from ..solutions import SOLUTIONS, with_solution_kept
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from ..store import Dataset, Row, lock_directory, part_files
+from ..store import Dataset, Row
 from ..variant import MAX_CELLS, MIN_CELLS, Variant
 from .progress import Progress, expected_cost
 from .queue import JobQueue
@@ -210,9 +210,12 @@ def plan_sweep(
             memory = parse_memory(max_memory)
         else:
             memory = default_max_memory(local_workers) if local_workers else DEFAULT_MAX_MEMORY
+        from .cluster import ClusterPlan, open_location
+
+        store, release = open_location(out)
         budgets = Budgets(max_nodes, max_seconds, memory)
-        cluster = _cluster_plan(
-            out, rules, space, budgets, retry_unknown, solutions, progress, scheduler, local_workers
+        cluster = ClusterPlan(
+            store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
         )
         cluster.why = why
         return cluster
@@ -248,43 +251,6 @@ def _chunked_here(out: str | os.PathLike, jobs: int) -> str | None:
     else:
         return None
     return f"{why}: running on a Dask cluster of this machine's cores, as with --scheduler local"
-
-
-def _cluster_plan(
-    out: str | os.PathLike,
-    rules: Variant,
-    space: JobSpace,
-    budgets: Budgets,
-    retry_unknown: bool,
-    solutions: str,
-    progress: Progress | None,
-    scheduler: str,
-    local_workers: int | None,
-) -> ClusterPlan:
-    from ..chunks import ChunkStore, is_local
-    from .cluster import ClusterPlan
-
-    location = str(out)
-    release: Callable[[], None] = lambda: None  # noqa: E731
-    if is_local(location):
-        # Absolute: the workers' working directories are not this one.
-        path = Path(location.removeprefix("file://")).absolute()
-        location = str(path)
-        if part_files(path, chunks=False):
-            raise FcanalyzeError(
-                f"{path} holds a local sweep's parts, which a cluster sweep does not add to; "
-                "continue it without --scheduler, or give the cluster sweep another --out"
-            )
-        lock = lock_directory(path)
-        release = lock.close
-    try:
-        store = ChunkStore(location)
-    except FcanalyzeError:
-        release()
-        raise
-    return ClusterPlan(
-        store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
-    )
 
 
 class SweepPlan:
