@@ -493,17 +493,17 @@ class Report:
         sweep's dataset of more than BATCH_ROWS rows, or any with `scheduler` (a Dask
         scheduler's address), is read a shard at a time (report_batches.py)."""
         from .report_batches import BATCH_ROWS, build_by_shard
-        from .store import chunked_rows
+        from .store import chunked_layout
 
         paths = [data] if isinstance(data, (str, os.PathLike)) else data
-        rows = chunked_rows(paths[0]) if isinstance(paths, list) and len(paths) == 1 else None
-        if scheduler is not None and rows is None:
+        layout = chunked_layout(paths[0]) if isinstance(paths, list) and len(paths) == 1 else None
+        if scheduler is not None and layout is None:
             raise FcanalyzeError(
                 "--scheduler reads one cluster sweep's dataset (shard=N folders) on the cluster; "
                 "report other datasets without it"
             )
-        if rows is not None and (rows > BATCH_ROWS or scheduler is not None):
-            return build_by_shard(paths[0], top, rows, scheduler)
+        if layout is not None and (layout[0] > BATCH_ROWS or scheduler is not None):
+            return build_by_shard(paths[0], top, layout[0], scheduler, layout[1])
         frame = load(data)
         table, lost = transitions(frame)
         takeback, gained = takeback_comparison(frame)

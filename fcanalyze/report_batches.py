@@ -29,7 +29,7 @@ from .report import (
     undecided,
 )
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .store import chunked_cells, read_shard, shard_numbers
+from .store import chunked_layout, read_shard, shard_numbers
 
 # A cluster sweep's dataset with more rows than this is reported a shard (a million
 # deals) at a time: memory then follows a shard's rows, not the dataset's.
@@ -179,13 +179,20 @@ def map_shards(
         yield from pool.map(shard_parts, *zip(*((path, shard, rows, top, counts) for shard in shards)))
 
 
-def build_by_shard(path: str | os.PathLike, top: int, rows: int, scheduler: str | None = None) -> Report:
+def build_by_shard(
+    path: str | os.PathLike,
+    top: int,
+    rows: int,
+    scheduler: str | None = None,
+    counts: dict[str, list[int]] | None = None,
+) -> Report:
     """The report of a cluster sweep's dataset of `rows` rows, read a shard at a time,
     the shards on all cores (or on the Dask cluster at `scheduler`). Every count is
     exact, and so are the maxima and the hardest deals; node quantiles are to three
     significant figures; the plots' boxes are of a sample; the lists of deals keep
     their first LISTED; the per-deal table of fewest cells is left out (its
-    distribution is there)."""
+    distribution is there). `counts`: the dataset's cell counts per variant, if the
+    caller has listed them (store.chunked_layout)."""
     location = str(path) if "://" in str(path) else str(Path(path).absolute())
     sums = {name: _Sum([*KEYS, name] if name in FIGURES else KEYS) for name in (*FIGURES, "seconds")}
     sums["status"] = _Sum([*KEYS, "status"])
@@ -199,7 +206,9 @@ def build_by_shard(path: str | os.PathLike, top: int, rows: int, scheduler: str 
     samples: list[pd.DataFrame] = []
     classic: list[pd.DataFrame] = []  # the rows of deals 1..32,000, for the published counts
     first: dict = {}
-    counts = chunked_cells(location)
+    if counts is None:
+        layout = chunked_layout(location)
+        counts = layout[1] if layout else {}
     for parts in map_shards(location, shard_numbers(location), rows, top, counts, scheduler):
         first = first or parts
         for name, total in sums.items():

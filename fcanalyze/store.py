@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import collections
 import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -172,41 +173,19 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     return pa.concat_tables(tables)
 
 
-def chunked_rows(path: str | os.PathLike) -> int | None:
-    """How many rows a cluster sweep's dataset holds, from its file names alone (a
-    listing per shard, no file opened); None for anything else."""
-    chunks = _chunks(path)
-    return None if chunks is None else sum(len(c) for c in chunks)
-
-
-def chunked_cells(path: str | os.PathLike) -> dict[str, list[int]]:
-    """The cell counts a cluster sweep's dataset holds for each variant, most first,
-    from its file names alone."""
-    found: dict[str, set[int]] = {}
-    for chunk in _chunks(path) or ():
-        found.setdefault(chunk.variant, set()).add(chunk.cells)
-    return {variant: sorted(cells, reverse=True) for variant, cells in found.items()}
-
-
-def _chunks(path: str | os.PathLike) -> Iterator[Chunk] | None:
-    """The chunks of a cluster sweep's dataset, listed lazily; None if `path` is not
-    one (a file, a local sweep's directory, nothing)."""
-    from .chunks import Chunk, ChunkStore, shard_folder
-
+def chunked_layout(path: str | os.PathLike) -> tuple[int, dict[str, list[int]]] | None:
+    """A cluster sweep's dataset's rows, and its cell counts per variant (most
+    first), from its file names alone (a listing per shard, no file opened); None
+    for anything else (a file, a local sweep's directory, nothing)."""
     text = str(path)
-    if "://" in text:
-        store = ChunkStore(text)
-        return (c for s in store.shards() for c in store.chunks_in(s))
-    folder = Path(text)
-    if not folder.is_dir() or part_files(folder, chunks=False):
+    if "://" not in text and (not Path(text).is_dir() or part_files(Path(text), chunks=False)):
         return None
-    found = [
-        chunk
-        for shard in sorted(folder.glob(f"{SHARD_PREFIX}*"))
-        for chunk in (Chunk.from_file_name(f.name) for f in shard.glob(f"*{PART_SUFFIX}"))
-        if chunk is not None and shard.name == shard_folder(chunk.shard)
-    ]
-    return iter(found) if found else None
+    rows, cells = 0, collections.defaultdict(set)
+    for shard in shard_numbers(text):
+        for chunk in _chunks_in(text, shard):
+            rows += len(chunk)
+            cells[chunk.variant].add(chunk.cells)
+    return (rows, {v: sorted(ks, reverse=True) for v, ks in cells.items()}) if rows else None
 
 
 def shard_numbers(path: str | os.PathLike) -> list[int]:
@@ -223,31 +202,35 @@ def shard_numbers(path: str | os.PathLike) -> list[int]:
 def read_shard(path: str | os.PathLike, shard: int, columns: list[str] | None = None) -> pa.Table:
     """Every row of one shard of a cluster sweep's dataset: its deals' rows, all
     variants and cell counts."""
-    from .chunks import Chunk, ChunkStore, shard_folder
-
     text = str(path)
-    if "://" in text:
-        store = ChunkStore(text)
-        chunks = store.chunks_in(shard)
-        tables = [_checked(store.read(c, columns), c.path(store.root), columns) for c in chunks]
-    else:
-        files = sorted((Path(text) / shard_folder(shard)).glob(f"*{PART_SUFFIX}"))
-        tables = [_read_part(f, columns) for f in files if Chunk.from_file_name(f.name) is not None]
-    if not tables:
-        return _checked(SCHEMA.empty_table(), text, columns)
-    return pa.concat_tables(tables)
+    tables = [_read_chunk(text, shard, chunk, columns) for chunk in _chunks_in(text, shard)]
+    return pa.concat_tables(tables) if tables else _checked(SCHEMA.empty_table(), text, columns)
+
+
+def _chunks_in(path: str, shard: int) -> list[Chunk]:
+    """A shard's chunks: through fsspec at a URL, from the file names in a directory
+    (which reading needs no fsspec for)."""
+    from .chunks import ChunkStore, shard_folder
+
+    if "://" in path:
+        return ChunkStore(path).chunks_in(shard)
+    found = (Chunk.from_file_name(f.name) for f in (Path(path) / shard_folder(shard)).glob(f"*{PART_SUFFIX}"))
+    return [c for c in found if c is not None]
+
+
+def _read_chunk(path: str, shard: int, chunk: Chunk, columns: list[str] | None) -> pa.Table:
+    """A chunk's rows, read from the shard folder it was listed in."""
+    from .chunks import ChunkStore, shard_folder
+
+    if "://" in path:
+        store = ChunkStore(path)
+        return _checked(store.read(chunk, columns), chunk.path(store.root), columns)
+    return _read_part(Path(path) / shard_folder(shard) / chunk.file_name(), columns)
 
 
 def _read_location(location: str, columns: list[str] | None) -> pa.Table:
     """A cluster sweep's dataset at an fsspec URL: every chunk file of every shard."""
-    from .chunks import ChunkStore
-
-    store = ChunkStore(location)
-    tables = [
-        _checked(store.read(chunk, columns), chunk.path(store.root), columns)
-        for shard in store.shards()
-        for chunk in store.chunks_in(shard)
-    ]
+    tables = [read_shard(location, shard, columns) for shard in shard_numbers(location)]
     if not tables:
         raise FcanalyzeError(f"{location} holds no fcanalyze dataset (shard=*/ folders of part files)")
     return pa.concat_tables(tables)

@@ -15,7 +15,7 @@ from fcanalyze import chunks
 from fcanalyze.chunks import Chunk, ChunkStore
 from fcanalyze.report import Report
 from fcanalyze.report_batches import build_by_shard, quantile_of_counts, three_figures
-from fcanalyze.store import SCHEMA, chunked_rows, read_dataset
+from fcanalyze.store import SCHEMA, chunked_layout, read_dataset
 
 SHIPPED = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
 
@@ -55,7 +55,7 @@ def sharded(tmp_path, monkeypatch):
 
 def test_a_report_by_shard_is_the_whole_report(sharded):
     path, table = sharded
-    assert chunked_rows(path) == 160_000
+    assert chunked_layout(path) == (160_000, {"freecell": [4, 3, 2, 1, 0]})
     assert len(list(path.glob("shard=*"))) == 4
     whole = Report.build(table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
                                                                   pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
