@@ -181,6 +181,27 @@ def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_
     assert all(by_deal[d]["status"] == "solved" for d in (1, 2, 4, 5, 6))
 
 
+def test_a_chunk_sent_to_a_worker_that_just_died_goes_back_to_the_queue(tmp_path):
+    """The race CI once hit: a worker dies after the pool's last look and before its
+    next chunk is sent. The send must not raise, nor blame the chunk's jobs."""
+    from fcanalyze.budgets import Budgets
+    from fcanalyze.sweep.pool import Pool
+    from fcanalyze.sweep.queue import JobQueue
+    from fcanalyze.variant import Variant
+
+    rules = Variant.parse("freecell", cells=4)
+    space = JobSpace(DealSpans(parse_deal_spans("1-6")), [4], rules.name)
+    queue = JobQueue(space, rules, Budgets(), "host", {}, {}, set(), lambda row: None, len(space))
+    pool = Pool(rules, Budgets(), workers=1, host="host")
+    worker = pool._spawn()
+    worker.process.kill()
+    worker.process.join()
+    pool._send_chunk(worker, queue)
+    assert not worker.outstanding
+    assert [job[1] for job in queue.next_chunk(6)] == [1, 2, 3, 4, 5, 6]
+    pool._stop_workers([worker])
+
+
 def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch):
     import fcanalyze.sweep.rows as sweep_module
     from fcanalyze.solving import EngineError

@@ -146,8 +146,15 @@ class Pool:
         if not chunk:
             return
         w.chunk_size = size
+        try:
+            w.conn.send(chunk)
+        except OSError:
+            # The worker died since the last look (its pipe is closed). The chunk never
+            # reached it, so it goes back unblamed; the worker's sentinel is ready, and
+            # the next wait replaces it and settles the jobs it did have.
+            queue.give_back([index for index, _, _ in chunk])
+            return
         w.outstanding.extend(index for index, _, _ in chunk)
-        w.conn.send(chunk)
 
     def _receive(self, w: _Worker, batch: list[Row]) -> bool:
         """Takes every result the worker has sent; False if the worker has died."""
