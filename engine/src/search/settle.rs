@@ -15,8 +15,13 @@ const BEST_FIRST_STATES: usize = 3_000_000;
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
 /// exhaustive pass has about 40% of the time while best-first runs. (On deals
-/// 301..1000 with 2 cells, 6 beat 3, 12 and 24.)
+/// 301..1000 with 2 cells, 6 beat 3, 12 and 24; on the 1,981 searched 2-cell jobs of
+/// deals 1..2000, 6 and 24 tie and 96 is 3% slower.)
 const DEPTH_FIRST_STEPS: usize = 6;
+/// The same with at most one free cell, where three searched jobs in four are lost and
+/// best-first's time is mostly spent in vain: the exhaustive pass has 90% of the time.
+/// (On the 1,589 searched 1-cell jobs of deals 1..2000: 184 s, against 198 s with 6.)
+const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// Positions the first two best-first strategies store before the third strategy and
 /// the exhaustive pass join them: most deals that reach this pass are won or proved
 /// before that, and for them the others would only cost time.
@@ -52,10 +57,11 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pas
     let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
         f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
     };
+    let depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
     let mut turn = 0usize;
     let outcome = 'search: loop {
         if let Some(search) = exhaustive.as_mut() {
-            let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { DEPTH_FIRST_STEPS };
+            let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { depth_first_steps };
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
                     if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
