@@ -1,5 +1,6 @@
 //! Solves deals given as text files for profiling: `cargo run --release --example profile_deals FILE...`
-//! (CELLS=k sets the free cells, TAKEBACK=1 plays the take-back rule).
+//! (CELLS=k sets the free cells, TAKEBACK=1 plays the take-back rule, PER_DEAL=1 prints
+//! each deal's verdict, nodes and seconds).
 use fcanalyze_engine::card::Card;
 use fcanalyze_engine::position::Position;
 use fcanalyze_engine::search::{solve, Budget};
@@ -8,6 +9,7 @@ use fcanalyze_engine::variant::Variant;
 fn main() {
     let cells = std::env::var("CELLS").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
     let takeback = std::env::var("TAKEBACK").is_ok_and(|v| v == "1");
+    let per_deal_lines = std::env::var("PER_DEAL").is_ok_and(|v| v == "1");
     let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
@@ -20,6 +22,9 @@ fn main() {
                 .collect();
             let s = Position::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
             let out = solve(&s, &rules, Budget::default(), &mut || false);
+            if per_deal_lines {
+                println!("{} {:?} {} {:.3}", deals + 1, out.status, out.nodes, out.seconds);
+            }
             nodes += out.nodes;
             deals += 1;
             seconds += out.seconds;
