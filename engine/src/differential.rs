@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use crate::card::Card;
 use crate::moves::generate;
 use crate::position::{Move, Place, Position};
-use crate::search::{solve, Budget, Status};
+use crate::search::{complete_best_first, exhaustive_pass, solve, Budget, Status};
 use crate::variant::{SequenceMoves, Variant};
 
 /// Every position reachable from `s`, depth first, until a win; None if more than
@@ -186,4 +186,41 @@ fn a_position_whose_shortest_wins_use_one_move_for_two_takebacks_is_won() {
     assert_eq!(plain_search(&start, &rules, 1_000_000), Some(true));
     assert_eq!(plain_search(&start, &Variant { takeback: false, ..rules }, 1_000_000), Some(false));
     assert_eq!(solve(&start, &rules, Budget::default(), &mut || false).status, Status::Solved);
+}
+
+#[test]
+fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
+    // The exhaustive pass and the complete best-first strategy do not move the card
+    // just moved on again by itself (docs/correctness.md, "The card just moved"). That
+    // prunes moves, never positions: on a lost position, where each visits everything
+    // reachable, each must store the very same number of positions either way, and
+    // agree with the plain search.
+    let variants = [
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+    ];
+    let mut rng = 0x1A57_CA4D_u64;
+    for rules in variants {
+        let (mut won, mut lost) = (0, 0);
+        for _ in 0..150 {
+            let start = random_position(&rules, &mut rng);
+            let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
+            let expected = if plain { Status::Solved } else { Status::Unsolvable };
+            for pass in [exhaustive_pass, complete_best_first] {
+                let (resting, stored_resting) = pass(&start, &rules, true);
+                let (moving, stored_moving) = pass(&start, &rules, false);
+                assert_eq!((resting, moving), (expected, expected), "{rules:?}\n{start:?}");
+                if !plain {
+                    assert_eq!(stored_resting, stored_moving, "{rules:?}\n{start:?}");
+                }
+            }
+            (won, lost) = if plain { (won + 1, lost) } else { (won, lost + 1) };
+        }
+        assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
+    }
 }

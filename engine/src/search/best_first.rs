@@ -10,7 +10,7 @@ use crate::visited::{FingerprintSet, OutOfMemory};
 
 use super::meter::Meter;
 use super::score::{score, ChildScorer, Weights};
-use super::Limit;
+use super::{card_left_alone, is_cell_or_column, Limit};
 
 struct Node {
     /// Index in `Frontier::states` once the node is expanded; `NOT_EXPANDED` before.
@@ -94,6 +94,9 @@ pub(super) struct Frontier {
     played: Vec<Played>,
     open: BinaryHeap<(Reverse<i32>, u32)>,
     pub(super) seen: FingerprintSet,
+    /// Do not move the card just moved on again by itself (`card_left_alone`): for the
+    /// strategies that skip no move, the same positions with fewer moves looked at.
+    pub(super) rest_last_card: bool,
 }
 
 pub(super) enum Step {
@@ -112,7 +115,8 @@ impl Frontier {
         let mut open = BinaryHeap::new();
         open.push((Reverse(score(root, rules, &weights)), 0u32));
         let nodes = vec![Node { state: 0, parent: u32::MAX, moves_at: 0, moves_len: 0, depth: 0 }];
-        Frontier { weights, keep_runs, nodes, states: vec![root.clone()], played: vec![], open, seen }
+        let rest_last_card = !keep_runs;
+        Frontier { weights, keep_runs, nodes, states: vec![root.clone()], played: vec![], open, seen, rest_last_card }
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -148,6 +152,13 @@ impl Frontier {
         moves.clear();
         home_moves(parent, rules, moves);
         play_moves(parent, rules, true, self.keep_runs, moves);
+        if self.rest_last_card {
+            let node = &self.nodes[id as usize];
+            let at = node.moves_at as usize;
+            if let Some(place) = card_left_alone(&self.played[at..at + usize::from(node.moves_len)]) {
+                moves.retain(|m| !(m.from == place && m.count == 1 && is_cell_or_column(m.to)));
+            }
+        }
         // Each move is tried on one scratch copy and undone; only new positions are kept.
         let mut played = Vec::with_capacity(8);
         let scorer = ChildScorer::new(&scratch, rules, &self.weights);

@@ -8,7 +8,7 @@ use crate::visited::{FingerprintSet, OutOfMemory};
 use super::best_first::PORTFOLIO;
 use super::meter::{Meter, CHECK_EVERY};
 use super::score::{ChildScorer, Weights};
-use super::{Limit, Pass, Status};
+use super::{card_left_alone, is_cell_or_column, Limit, Pass, Status};
 
 /// How many nodes a quick depth-first pass may expand.
 const QUICK_NODES: u64 = 1000;
@@ -87,6 +87,9 @@ pub(super) struct DepthFirst {
     /// Nonzero: add a pseudo-random 0..SHAKE, drawn from this seed and the position's
     /// fingerprint, to each position's score (deterministic, like everything here).
     shake_seed: u64,
+    /// Do not move the card just moved on again by itself (`card_left_alone`): the
+    /// same positions are reached, with fewer moves looked at.
+    rest_last_card: bool,
 }
 
 impl DepthFirst {
@@ -98,11 +101,23 @@ impl DepthFirst {
             keep_runs: true,
             cap: Some(QUICK_NODES),
             shake_seed: n,
+            rest_last_card: false,
         }
     }
 
-    pub(super) const EXHAUSTIVE: DepthFirst =
-        DepthFirst { weights: PORTFOLIO[0].weights, sequences: false, keep_runs: false, cap: None, shake_seed: 0 };
+    #[cfg(test)]
+    pub(super) fn exhaustive(rest_last_card: bool) -> DepthFirst {
+        DepthFirst { rest_last_card, ..DepthFirst::EXHAUSTIVE }
+    }
+
+    pub(super) const EXHAUSTIVE: DepthFirst = DepthFirst {
+        weights: PORTFOLIO[0].weights,
+        sequences: false,
+        keep_runs: false,
+        cap: None,
+        shake_seed: 0,
+        rest_last_card: true,
+    };
 }
 
 pub(super) fn depth_first(root: &Position, rules: &Variant, meter: &mut Meter, how: DepthFirst) -> Pass {
@@ -172,7 +187,7 @@ impl DepthFirstSearch {
             scratch,
         };
         let s = &mut search;
-        push_frame(&s.state, &s.context, &s.seen, rules, how, 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        push_frame(&s.state, &s.context, &s.seen, rules, how, 0, None, &mut s.moves, &mut s.frames, &mut s.scratch);
         search
     }
 
@@ -295,6 +310,7 @@ impl DepthFirstSearch {
             }
             self.context.0 = hashes;
             self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            let just_moved = if how.rest_last_card { card_left_alone(&self.played[mark..]) } else { None };
             push_frame(
                 &self.state,
                 &self.context,
@@ -302,6 +318,7 @@ impl DepthFirstSearch {
                 rules,
                 how,
                 mark,
+                just_moved,
                 &mut self.moves,
                 &mut self.frames,
                 &mut self.scratch,
@@ -321,6 +338,8 @@ fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
 /// Generates the moves from `state`, most promising first, onto the moves stack.
 /// Moves are tried in the order of the positions they lead to, best score first.
 /// Positions already seen are left out: the search would turn back from them anyway.
+/// Single-card moves out of `just_moved` to a column or cell are left out too (see
+/// `card_left_alone`).
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &Position,
@@ -329,6 +348,7 @@ fn push_frame(
     rules: &Variant,
     how: DepthFirst,
     entered_at: usize,
+    just_moved: Option<Place>,
     moves: &mut Vec<PackedMove>,
     frames: &mut Vec<Frame>,
     scratch: &mut Scratch,
@@ -344,6 +364,9 @@ fn push_frame(
         }
     } else {
         generate(state, rules, how.sequences, generated);
+        if let Some(place) = just_moved {
+            generated.retain(|m| !(m.from == place && m.count == 1 && is_cell_or_column(m.to)));
+        }
     }
     let w = how.weights;
     child.clone_from(state);

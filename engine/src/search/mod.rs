@@ -25,7 +25,7 @@ mod settle;
 
 use std::time::Instant;
 
-use crate::position::{Move, Played, Position};
+use crate::position::{Move, Place, Played, Position};
 use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
@@ -146,9 +146,89 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
     }
 }
 
+/// Where the single card moved into this position lies, when that move was all that
+/// happened (no automatic foundation move followed) and went from a column or cell to
+/// a column or cell. The searches that prove (the exhaustive pass and the complete
+/// best-first strategies) do not move that card on again by itself: moving it from A
+/// to B and then on to C reaches nothing that moving it straight from A to C (or
+/// leaving it at A) does not, and the parent tries that move. Why that loses no
+/// position is argued in docs/correctness.md ("The card just moved").
+pub(super) fn card_left_alone(into: &[Played]) -> Option<Place> {
+    match into {
+        [p] if p.m.count == 1 && is_cell_or_column(p.m.from) && is_cell_or_column(p.m.to) => Some(p.m.to),
+        _ => None,
+    }
+}
+
+pub(super) fn is_cell_or_column(place: Place) -> bool {
+    matches!(place, Place::Column(_) | Place::Cell(_))
+}
+
 enum Pass {
     Settled(Status, Vec<Played>, usize),
     Undecided(usize),
+}
+
+/// The exhaustive pass alone, from `start` after its safe foundation moves: its verdict
+/// and the positions it stored. With `rest_last_card` false it also moves the card just
+/// moved on again, so tests can check that leaving it alone loses no position.
+#[cfg(test)]
+pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
+    let begin = Instant::now();
+    let mut never = || false;
+    let mut meter = Meter {
+        budget: Budget::default(),
+        start: begin,
+        last_poll: begin,
+        interrupted: &mut never,
+        nodes: 0,
+        max_depth: 0,
+        peak_memory: 0,
+    };
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    if root.is_won() {
+        return (Status::Solved, 1);
+    }
+    match depth_first(&root, rules, &mut meter, DepthFirst::exhaustive(rest_last_card)) {
+        Pass::Settled(status, _, stored) => (status, stored),
+        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+    }
+}
+
+/// The first best-first strategy (which skips no move) alone, to the end, from `start`
+/// after its safe foundation moves: its verdict and the positions it stored.
+#[cfg(test)]
+pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
+    use best_first::{Frontier, Step, PORTFOLIO};
+    let begin = Instant::now();
+    let mut never = || false;
+    let mut meter = Meter {
+        budget: Budget::default(),
+        start: begin,
+        last_poll: begin,
+        interrupted: &mut never,
+        nodes: 0,
+        max_depth: 0,
+        peak_memory: 0,
+    };
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    if root.is_won() {
+        return (Status::Solved, 1);
+    }
+    let mut frontier = Frontier::new(&root, rules, PORTFOLIO[0], Budget::default().max_memory);
+    assert!(!frontier.keep_runs, "the first strategy skips no move");
+    frontier.rest_last_card = rest_last_card;
+    let mut moves = vec![];
+    loop {
+        match frontier.step(rules, &mut meter, &mut moves) {
+            Ok(Step::Expanded) => {}
+            Ok(Step::Won(_)) => return (Status::Solved, frontier.seen.len()),
+            Ok(Step::Exhausted) => return (Status::Unsolvable, frontier.seen.len()),
+            Ok(Step::OutOfMemory) | Err(_) => unreachable!("no budget runs out on a small position"),
+        }
+    }
 }
 #[cfg(test)]
 mod tests {
