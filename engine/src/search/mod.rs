@@ -174,26 +174,12 @@ enum Pass {
 /// moved on again, so tests can check that leaving it alone loses no position.
 #[cfg(test)]
 pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
-    let begin = Instant::now();
-    let mut never = || false;
-    let mut meter = Meter {
-        budget: Budget::default(),
-        start: begin,
-        last_poll: begin,
-        interrupted: &mut never,
-        nodes: 0,
-        max_depth: 0,
-        peak_memory: 0,
-    };
-    let mut root = start.clone();
-    root.autoplay(rules, &mut vec![]);
-    if root.is_won() {
-        return (Status::Solved, 1);
-    }
-    match depth_first(&root, rules, &mut meter, DepthFirst::exhaustive(rest_last_card)) {
-        Pass::Settled(status, _, stored) => (status, stored),
-        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
-    }
+    one_pass_to_the_end(start, rules, |root, meter| {
+        match depth_first(root, rules, meter, DepthFirst::exhaustive(rest_last_card)) {
+            Pass::Settled(status, _, stored) => (status, stored),
+            Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+        }
+    })
 }
 
 /// The first best-first strategy (which skips no move) alone, to the end, from `start`
@@ -201,6 +187,34 @@ pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card:
 #[cfg(test)]
 pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
     use best_first::{Frontier, Step, PORTFOLIO};
+    one_pass_to_the_end(start, rules, |root, meter| {
+        let mut frontier = Frontier::new(root, rules, PORTFOLIO[0], Budget::default().max_memory);
+        assert!(!frontier.keep_runs, "the first strategy skips no move");
+        frontier.rest_last_card = rest_last_card;
+        let mut moves = vec![];
+        loop {
+            match frontier.step(rules, meter, &mut moves) {
+                Ok(Step::Expanded) => {}
+                Ok(Step::Won(_)) => return (Status::Solved, frontier.seen.len()),
+                Ok(Step::Exhausted) => return (Status::Unsolvable, frontier.seen.len()),
+                Ok(Step::OutOfMemory) | Err(_) => unreachable!("no budget runs out on a small position"),
+            }
+        }
+    })
+}
+
+/// Runs `pass` from `start` after its safe foundation moves, with the default budget.
+#[cfg(test)]
+fn one_pass_to_the_end(
+    start: &Position,
+    rules: &Variant,
+    pass: impl FnOnce(&Position, &mut Meter) -> (Status, usize),
+) -> (Status, usize) {
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    if root.is_won() {
+        return (Status::Solved, 1);
+    }
     let begin = Instant::now();
     let mut never = || false;
     let mut meter = Meter {
@@ -212,24 +226,9 @@ pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_c
         max_depth: 0,
         peak_memory: 0,
     };
-    let mut root = start.clone();
-    root.autoplay(rules, &mut vec![]);
-    if root.is_won() {
-        return (Status::Solved, 1);
-    }
-    let mut frontier = Frontier::new(&root, rules, PORTFOLIO[0], Budget::default().max_memory);
-    assert!(!frontier.keep_runs, "the first strategy skips no move");
-    frontier.rest_last_card = rest_last_card;
-    let mut moves = vec![];
-    loop {
-        match frontier.step(rules, &mut meter, &mut moves) {
-            Ok(Step::Expanded) => {}
-            Ok(Step::Won(_)) => return (Status::Solved, frontier.seen.len()),
-            Ok(Step::Exhausted) => return (Status::Unsolvable, frontier.seen.len()),
-            Ok(Step::OutOfMemory) | Err(_) => unreachable!("no budget runs out on a small position"),
-        }
-    }
+    pass(&root, &mut meter)
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
