@@ -62,6 +62,18 @@ CROSSCHECKED = [(c.deal, c.cells, c.theirs, c.ours) for c in read_crosschecks()]
 QUICK = [r for r in CROSSCHECKED if r[0] <= 12]
 
 
+@pytest.mark.parametrize("deal, cells", [(28082, 1), (29027, 2)])
+def test_wandering_wins_are_shortened_under_200_moves(deal, cells):
+    # Both came out of a whole-table sweep at 241 and 305 moves after the first
+    # shortening pass (the shipped table has wins of 125 and 141 for them); the wider
+    # passes that lines still over 200 moves get must bring them down.
+    result = solve(deal, cells=cells)
+    assert result.status == "solved" and result.moves is not None
+    assert result.moves <= 200, result.moves
+    rules = Variant.parse("freecell", cells=cells)
+    assert replay(microsoft_deal(deal, rules), rules, result.solution).won
+
+
 @pytest.mark.parametrize("deal,cells,theirs,ours", QUICK)
 def test_small_cell_verdicts_agree_with_fc_solve(deal, cells, theirs, ours):
     result = solve(deal, cells=cells)
