@@ -10,7 +10,7 @@ use crate::visited::{FingerprintSet, OutOfMemory};
 
 use super::meter::Meter;
 use super::score::{score, ChildScorer, Weights};
-use super::{card_left_alone, is_cell_or_column, Limit};
+use super::{leave_card_just_moved, Limit};
 
 struct Node {
     /// Index in `Frontier::states` once the node is expanded; `NOT_EXPANDED` before.
@@ -94,7 +94,7 @@ pub(super) struct Frontier {
     played: Vec<Played>,
     open: BinaryHeap<(Reverse<i32>, u32)>,
     pub(super) seen: FingerprintSet,
-    /// Do not move the card just moved on again by itself (`card_left_alone`): for the
+    /// Do not move the card just moved on again by itself (`leave_card_just_moved`): for the
     /// strategies that skip no move, the same positions with fewer moves looked at.
     pub(super) rest_last_card: bool,
 }
@@ -155,9 +155,7 @@ impl Frontier {
         if self.rest_last_card {
             let node = &self.nodes[id as usize];
             let at = node.moves_at as usize;
-            if let Some(place) = card_left_alone(&self.played[at..at + usize::from(node.moves_len)]) {
-                moves.retain(|m| !(m.from == place && m.count == 1 && is_cell_or_column(m.to)));
-            }
+            leave_card_just_moved(moves, &self.played[at..at + usize::from(node.moves_len)]);
         }
         // Each move is tried on one scratch copy and undone; only new positions are kept.
         let mut played = Vec::with_capacity(8);

@@ -8,7 +8,7 @@ use crate::visited::{FingerprintSet, OutOfMemory};
 use super::best_first::PORTFOLIO;
 use super::meter::{Meter, CHECK_EVERY};
 use super::score::{ChildScorer, Weights};
-use super::{card_left_alone, is_cell_or_column, Limit, Pass, Status};
+use super::{leave_card_just_moved, Limit, Pass, Status};
 
 /// How many nodes a quick depth-first pass may expand.
 const QUICK_NODES: u64 = 1000;
@@ -87,7 +87,7 @@ pub(super) struct DepthFirst {
     /// Nonzero: add a pseudo-random 0..SHAKE, drawn from this seed and the position's
     /// fingerprint, to each position's score (deterministic, like everything here).
     shake_seed: u64,
-    /// Do not move the card just moved on again by itself (`card_left_alone`): the
+    /// Do not move the card just moved on again by itself (`leave_card_just_moved`): the
     /// same positions are reached, with fewer moves looked at.
     rest_last_card: bool,
 }
@@ -187,7 +187,7 @@ impl DepthFirstSearch {
             scratch,
         };
         let s = &mut search;
-        push_frame(&s.state, &s.context, &s.seen, rules, how, 0, None, &mut s.moves, &mut s.frames, &mut s.scratch);
+        push_frame(&s.state, &s.context, &s.seen, rules, how, &[], 0, &mut s.moves, &mut s.frames, &mut s.scratch);
         search
     }
 
@@ -310,15 +310,14 @@ impl DepthFirstSearch {
             }
             self.context.0 = hashes;
             self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
-            let just_moved = if how.rest_last_card { card_left_alone(&self.played[mark..]) } else { None };
             push_frame(
                 &self.state,
                 &self.context,
                 &self.seen,
                 rules,
                 how,
+                &self.played[mark..],
                 mark,
-                just_moved,
                 &mut self.moves,
                 &mut self.frames,
                 &mut self.scratch,
@@ -338,8 +337,7 @@ fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
 /// Generates the moves from `state`, most promising first, onto the moves stack.
 /// Moves are tried in the order of the positions they lead to, best score first.
 /// Positions already seen are left out: the search would turn back from them anyway.
-/// Single-card moves out of `just_moved` to a column or cell are left out too (see
-/// `card_left_alone`).
+/// `into` are the moves into `state`, which `leave_card_just_moved` looks at.
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &Position,
@@ -347,8 +345,8 @@ fn push_frame(
     seen: &FingerprintSet,
     rules: &Variant,
     how: DepthFirst,
+    into: &[Played],
     entered_at: usize,
-    just_moved: Option<Place>,
     moves: &mut Vec<PackedMove>,
     frames: &mut Vec<Frame>,
     scratch: &mut Scratch,
@@ -364,8 +362,8 @@ fn push_frame(
         }
     } else {
         generate(state, rules, how.sequences, generated);
-        if let Some(place) = just_moved {
-            generated.retain(|m| !(m.from == place && m.count == 1 && is_cell_or_column(m.to)));
+        if how.rest_last_card {
+            leave_card_just_moved(generated, into);
         }
     }
     let w = how.weights;

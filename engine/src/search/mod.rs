@@ -146,21 +146,23 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
     }
 }
 
-/// Where the single card moved into this position lies, when that move was all that
-/// happened (no automatic foundation move followed) and went from a column or cell to
-/// a column or cell. The searches that prove (the exhaustive pass and the complete
-/// best-first strategies) do not move that card on again by itself: moving it from A
-/// to B and then on to C reaches nothing that moving it straight from A to C (or
-/// leaving it at A) does not, and the parent tries that move. Why that loses no
-/// position is argued in docs/correctness.md ("The card just moved").
-pub(super) fn card_left_alone(into: &[Played]) -> Option<Place> {
-    match into {
-        [p] if p.m.count == 1 && is_cell_or_column(p.m.from) && is_cell_or_column(p.m.to) => Some(p.m.to),
-        _ => None,
+/// Drops from `moves` the single-card moves, to a column or cell, of the card that
+/// `into` (the moves into this position) moved, when that move was all that happened
+/// (no automatic foundation move followed) and went from a column or cell to a column
+/// or cell. The searches that prove (the exhaustive pass and the complete best-first
+/// strategies) use this: moving a card from A to B and then on to C reaches nothing
+/// that moving it straight from A to C (or leaving it at A) does not, and the parent
+/// tries that move. Why that loses no position is argued in docs/correctness.md ("The
+/// card just moved").
+pub(super) fn leave_card_just_moved(moves: &mut Vec<Move>, into: &[Played]) {
+    if let [p] = into {
+        if p.m.count == 1 && is_cell_or_column(p.m.from) && is_cell_or_column(p.m.to) {
+            moves.retain(|m| !(m.from == p.m.to && m.count == 1 && is_cell_or_column(m.to)));
+        }
     }
 }
 
-pub(super) fn is_cell_or_column(place: Place) -> bool {
+fn is_cell_or_column(place: Place) -> bool {
     matches!(place, Place::Column(_) | Place::Cell(_))
 }
 
