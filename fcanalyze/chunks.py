@@ -23,14 +23,15 @@ import contextlib
 import io
 import os
 import re
-import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import FcanalyzeError
+from .outputs import write_atomically
 
 SHARD_DEALS = 1_000_000
 SHARD_PREFIX = "shard="
@@ -140,14 +141,16 @@ class ChunkStore:
         running (its client was stopped or killed; Dask does not stop a running task)
         runs that chunk again with the same bounds, so that the two write the same
         file and never two files holding the same jobs."""
-        folder = f"{self.root}/{shard_folder(chunk.shard)}"
         if self.local:
-            self.fs.makedirs(folder, exist_ok=True)
-        self.fs.pipe_file(f"{folder}/.{chunk.file_name()}{MARK}", b"")
+            self.fs.makedirs(f"{self.root}/{shard_folder(chunk.shard)}", exist_ok=True)
+        self.fs.pipe_file(self._mark_path(chunk), b"")
 
     def unmark(self, chunk: Chunk) -> None:
         with contextlib.suppress(FileNotFoundError):
-            self.fs.rm_file(f"{self.root}/{shard_folder(chunk.shard)}/.{chunk.file_name()}{MARK}")
+            self.fs.rm_file(self._mark_path(chunk))
+
+    def _mark_path(self, chunk: Chunk) -> str:
+        return f"{self.root}/{shard_folder(chunk.shard)}/.{chunk.file_name()}{MARK}"
 
     def shards(self) -> list[int]:
         """The shard folders there are."""
@@ -171,11 +174,7 @@ class ChunkStore:
         folder = path.rsplit("/", 1)[0]
         if self.local:
             self.fs.makedirs(folder, exist_ok=True)
-            # A hidden temporary, unique to this writer, renamed over the old file.
-            tmp = f"{folder}/.{chunk.file_name()}.{uuid.uuid4().hex}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
+            write_atomically(Path(path), lambda tmp: tmp.write_bytes(data))
         else:
             self.fs.pipe_file(path, data)
         return len(data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,12 +15,14 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
     """Calls `write` on a temporary file beside `path`, then renames it to `path`.
 
     A full disk, a read-only directory or a crash leaves `path` as it was (absent, or
-    its old version), never empty or cut short, and no temporary file behind.
+    its old version), never empty or cut short, and no temporary file behind. The
+    temporary's name is unique to this call, so that writers of the same file on
+    several machines sharing a directory (a cluster's retried task) never mix.
     """
     path = Path(path)
     if not path.parent.is_dir():
         raise FcanalyzeError(f"cannot write {path}: the directory {path.parent} does not exist")
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex}")
     try:
         write(tmp)
         os.replace(tmp, path)
