@@ -175,10 +175,7 @@ impl FingerprintSet {
         }
         self.peak = self.peak.max(self.bytes_growing_to(capacity) + self.others);
         let old_slots = self.slots.len();
-        self.slots.reserve_exact(capacity + TAIL - old_slots);
-        huge_pages::ask(&self.slots);
         self.slots.resize(capacity + TAIL, EMPTY);
-        huge_pages::gather(&self.slots);
         self.capacity = capacity;
         let mut moved_last = std::mem::take(&mut self.overflow);
         // From the last slot down, each fingerprint moves to the first empty slot from its
@@ -211,64 +208,6 @@ impl FingerprintSet {
     }
 }
 
-/// Backing a large table with 2 MiB pages. Every probe lands on a random slot of a table
-/// of up to gigabytes: with 4 KiB pages nearly every probe also misses the TLB and walks
-/// the page tables, itself a trip to memory; a 2 MiB page covers 512 times as much (a
-/// lost 1-cell deal of 38 million positions: 44 s instead of 47). The kernel's transparent
-/// huge pages are usually given only on request (`madvise`); where there are none, or on
-/// other systems, these calls do nothing. Either way they change how pages are backed,
-/// never what they hold.
-mod huge_pages {
-    /// Tables smaller than this fit the TLB's reach well enough.
-    const FROM_BYTES: usize = 8 << 20;
-    const HUGE_PAGE: usize = 2 << 20;
-    const MADV_HUGEPAGE: i32 = 14;
-    const MADV_COLLAPSE: i32 = 25;
-
-    /// Asks for huge pages for the vector's whole allocation, before its new slots are
-    /// first written (pages are backed when first touched).
-    pub fn ask(slots: &Vec<u128>) {
-        advise(slots, MADV_HUGEPAGE);
-    }
-
-    /// Turns the part already written in 4 KiB pages (the old table, which growth moved
-    /// rather than copied) into huge pages now, rather than whenever the kernel's
-    /// background scan gets to it.
-    pub fn gather(slots: &Vec<u128>) {
-        advise(slots, MADV_COLLAPSE);
-    }
-
-    fn advise(slots: &Vec<u128>, advice: i32) {
-        let bytes = slots.capacity() * super::SLOT;
-        if bytes < FROM_BYTES {
-            return;
-        }
-        let start = slots.as_ptr() as usize;
-        let first = start.next_multiple_of(HUGE_PAGE);
-        let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
-        if end > first {
-            madvise(first, end - first, advice);
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    fn madvise(addr: usize, length: usize, advice: i32) {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, length: usize, advice: i32) -> i32;
-        }
-        // SAFETY: the range lies inside one live allocation (aligned inward to whole huge
-        // pages), and both advices only change how its pages are backed, never their
-        // contents. A refusal (no transparent huge pages, an older kernel) is harmless,
-        // so the result is not checked.
-        unsafe {
-            madvise(addr as *mut std::ffi::c_void, length, advice);
-        }
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn madvise(_addr: usize, _length: usize, _advice: i32) {}
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,20 +226,6 @@ mod tests {
         assert!(!set.contains(key(100_001)));
         assert_eq!(set.len(), 100_000);
         assert!(set.bytes() <= 16 * (131_072 + TAIL));
-    }
-
-    #[test]
-    fn tables_backed_by_huge_pages_keep_every_fingerprint() {
-        // Past huge_pages::FROM_BYTES each growth asks for huge pages and gathers the
-        // moved table into them; the fingerprints must not notice.
-        let mut set = FingerprintSet::new(1 << 30);
-        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
-        let n = 3_000_000u128;
-        assert!((0..n).all(|i| set.insert(key(i)) == Ok(true)));
-        assert!(set.bytes() > 4 * (8 << 20), "{}", set.bytes());
-        assert!((0..n).all(|i| set.contains(key(i)) && set.insert(key(i)) == Ok(false)));
-        assert!((n..n + 100_000).all(|i| !set.contains(key(i))));
-        assert_eq!(set.len(), n as usize);
     }
 
     #[test]
