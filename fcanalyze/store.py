@@ -54,6 +54,13 @@ COLUMNS = tuple(SCHEMA.names)
 KEY = ("deal", "variant", "cells")
 
 
+def empty_table() -> pa.Table:
+    """A table of SCHEMA with no rows. (`SCHEMA.empty_table()` would import pandas, a
+    quarter of a second, before a sweep's workers start; this way the first rows import
+    it, while the workers are already busy.)"""
+    return pa.Table.from_batches([], SCHEMA)
+
+
 class Row(NamedTuple):
     """One dataset row, its fields named and ordered as SCHEMA's columns (a test holds
     the two together)."""
@@ -104,7 +111,7 @@ PART_REWRITES = 8
 def rows_to_table(rows: Sequence[Row]) -> pa.Table:
     """An Arrow table from rows, one column at a time."""
     if not rows:
-        return SCHEMA.empty_table()
+        return empty_table()
     columns = list(zip(*rows))
     return pa.Table.from_arrays([pa.array(values, type=f.type) for values, f in zip(columns, SCHEMA)], schema=SCHEMA)
 
@@ -204,7 +211,7 @@ def read_shard(path: str | os.PathLike, shard: int, columns: list[str] | None = 
     variants and cell counts."""
     text = str(path)
     tables = [_read_chunk(text, shard, chunk, columns) for chunk in _chunks_in(text, shard)]
-    return pa.concat_tables(tables) if tables else _checked(SCHEMA.empty_table(), text, columns)
+    return pa.concat_tables(tables) if tables else _checked(empty_table(), text, columns)
 
 
 def _chunks_in(path: str, shard: int) -> list[Chunk]:
@@ -300,7 +307,7 @@ class Dataset:
     # Why the dataset cannot be written (a read-only mount), or "" if it can.
     read_only: str = ""
     _current: Path | None = None
-    _current_table: pa.Table = field(default_factory=SCHEMA.empty_table)
+    _current_table: pa.Table = field(default_factory=empty_table)
     _rewrites: int = 0
 
     @classmethod
@@ -337,7 +344,7 @@ class Dataset:
         while table.num_rows:
             if self._current is None or self._current_table.num_rows >= PART_ROWS or self._rewrites >= PART_REWRITES:
                 self._current = self._new_part_name()
-                self._current_table = SCHEMA.empty_table()
+                self._current_table = empty_table()
                 self._rewrites = 0
             self._rewrites += 1
             room = PART_ROWS - self._current_table.num_rows
