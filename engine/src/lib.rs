@@ -8,6 +8,7 @@ pub mod moves;
 pub mod position;
 pub mod search;
 pub mod shorten;
+pub mod slots;
 pub mod variant;
 pub mod visited;
 

@@ -1,5 +1,7 @@
 //! The visited-position store: 128-bit fingerprints in an open-addressing table under a byte budget.
 
+use crate::slots::{footprint, Slots, HUGE_PAGE};
+
 /// A set of nonzero 128-bit fingerprints (16 bytes a slot, linear probing, at most 7/8 full).
 ///
 /// Fingerprints are already uniformly mixed: a fingerprint's home slot is its high 64
@@ -8,7 +10,7 @@
 /// end by whatever the budget has left, rather than stopping at a power of two.
 pub struct FingerprintSet {
     /// `capacity` home slots, then TAIL more that probes run on into (they never wrap).
-    slots: Vec<u128>,
+    slots: Slots,
     capacity: usize,
     /// Fingerprints whose probe ran past the last slot: in practice never any, as that
     /// takes a run of TAIL full slots; they keep the set exact if it happens.
@@ -33,17 +35,11 @@ const TAIL: usize = 1 << 10;
 const SLOT: usize = std::mem::size_of::<u128>();
 /// Growing by less than a sixteenth is not worth a pass over the table.
 const MIN_GROWTH_SIXTEENTHS: usize = 17;
-/// Tables below this size may be copied when they grow (the allocator's realloc moves
-/// small blocks by copying, so old and new exist at once); above it, glibc keeps a block
-/// in its own mapping and grows it by remapping pages (mremap), without a second copy.
-/// glibc's threshold for such mappings is at most 32 MiB (the bindings pin it at 128
-/// KiB); counting both below 64 MiB leaves room for other allocators too.
-const REMAPPED_FROM: usize = 64 << 20;
 
 impl FingerprintSet {
     pub fn new(max_bytes: usize) -> FingerprintSet {
-        let slots = vec![EMPTY; INITIAL_CAPACITY + TAIL];
-        let peak = slots.len() * SLOT;
+        let slots = Slots::zeroed(INITIAL_CAPACITY + TAIL);
+        let peak = slots.bytes();
         FingerprintSet { slots, capacity: INITIAL_CAPACITY, overflow: vec![], len: 0, max_bytes, others: 0, peak }
     }
 
@@ -77,7 +73,7 @@ impl FingerprintSet {
 
     /// Bytes the table holds now.
     pub fn bytes(&self) -> usize {
-        (self.slots.len() + self.overflow.len()) * SLOT
+        self.slots.bytes() + self.overflow.len() * SLOT
     }
 
     #[inline]
@@ -145,19 +141,19 @@ impl FingerprintSet {
         self.overflow.contains(&fp)
     }
 
-    /// The old table's bytes held beside the new one while growing: a small table may
-    /// be copied, a large one is remapped.
+    /// The old table's bytes held beside the new one while growing: a table on the heap
+    /// may be copied, a mapped one is moved (slots.rs).
     fn copied_bytes(&self) -> usize {
-        if self.bytes() < REMAPPED_FROM {
-            self.bytes()
-        } else {
-            0
+        match self.slots {
+            Slots::Heap(_) => self.bytes(),
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(_) => 0,
         }
     }
 
     /// The bytes held while growing to `capacity`.
     fn bytes_growing_to(&self, capacity: usize) -> usize {
-        (capacity + TAIL) * SLOT + self.copied_bytes()
+        footprint(capacity + TAIL) + self.copied_bytes()
     }
 
     /// Grows the table in place: to twice its size, or if the budget (with what the
@@ -167,15 +163,22 @@ impl FingerprintSet {
         let mut capacity = self.capacity * 2;
         if self.bytes_growing_to(capacity) > room {
             // The largest table that fits, whole slots of 64 (a cache line is 4 slots),
-            // beside the old table if that is copied rather than remapped.
-            capacity = (room.saturating_sub(self.copied_bytes()) / SLOT).saturating_sub(TAIL) & !63;
+            // beside the old table if that is copied rather than moved, in whole huge
+            // pages if it is mapped.
+            let mut fits = room.saturating_sub(self.copied_bytes());
+            if footprint(fits / SLOT) > fits {
+                fits = fits / HUGE_PAGE * HUGE_PAGE;
+            }
+            capacity = (fits / SLOT).saturating_sub(TAIL) & !63;
             if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
                 return Err(OutOfMemory);
             }
         }
         self.peak = self.peak.max(self.bytes_growing_to(capacity) + self.others);
         let old_slots = self.slots.len();
-        self.slots.resize(capacity + TAIL, EMPTY);
+        if !self.slots.grow(capacity + TAIL) {
+            return Err(OutOfMemory);
+        }
         self.capacity = capacity;
         let mut moved_last = std::mem::take(&mut self.overflow);
         // From the last slot down, each fingerprint moves to the first empty slot from its
@@ -248,6 +251,22 @@ mod tests {
         for i in inserted as u128 + 1..inserted as u128 + 100_000 {
             assert!(!set.contains(key(i)));
         }
+    }
+
+    #[test]
+    fn a_mapped_table_grows_within_a_budget_of_any_size_and_keeps_every_fingerprint() {
+        // Past slots::MAPPED_FROM the table moves into a mapping of whole huge pages: the
+        // last growth must round down to them, never past the budget.
+        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
+        let budget = (37 << 20) + 12_345;
+        let mut set = FingerprintSet::new(budget);
+        let inserted = (0..10_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
+        assert!(matches!(set.slots, Slots::Mapped(_)) || !cfg!(target_os = "linux"));
+        assert!(set.bytes() <= budget && set.peak_bytes() <= budget, "{} {}", set.bytes(), set.peak_bytes());
+        assert!(set.bytes() > budget / 2 + budget / 4, "most of the budget is used: {}", set.bytes());
+        assert_eq!(set.len(), inserted);
+        assert!((0..inserted as u128).all(|i| set.contains(key(i)) && set.insert(key(i)) == Ok(false)));
+        assert!((inserted as u128 + 1..inserted as u128 + 100_000).all(|i| !set.contains(key(i))));
     }
 
     #[test]

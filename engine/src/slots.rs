@@ -1,0 +1,253 @@
+//! The visited set's slots: a heap vector while small, then (on Linux) a mapping of its own backed by 2 MiB pages.
+//!
+//! Every probe of the visited set lands on a random slot of a table of up to gigabytes.
+//! With 4 KiB pages nearly every probe also misses the TLB and walks the page tables,
+//! itself a trip to memory (two in a virtual machine); a 2 MiB page covers 512 times
+//! as much. The kernel's transparent huge pages back a region with them when asked
+//! (`madvise`) and when the region's 2 MiB boundaries are those of its pages, so a large
+//! table gets a mapping of its own that starts on such a boundary, and grows by moving
+//! that mapping whole to another boundary (`mremap`), which moves its pages without
+//! copying or splitting them. Either way growth never holds the old table beside a copy,
+//! and the bytes a table holds are its mapping's, rounded up to whole huge pages.
+//! Where the kernel has no transparent huge pages the same mapping is simply backed by
+//! small pages.
+
+/// Tables from this size on are mapped; smaller ones (every quick pass has one) stay on
+/// the heap, where making one costs no system call.
+pub const MAPPED_FROM: usize = 8 << 20;
+/// The huge page size mappings are aligned and sized to.
+pub const HUGE_PAGE: usize = 2 << 20;
+const SLOT: usize = std::mem::size_of::<u128>();
+
+/// Zeroed slots that can grow, keeping what they hold.
+pub enum Slots {
+    Heap(Vec<u128>),
+    #[cfg(target_os = "linux")]
+    Mapped(mapped::Region),
+}
+
+/// The bytes `slots` slots take once grown to that many: mapped tables take whole huge pages.
+pub fn footprint(slots: usize) -> usize {
+    let bytes = slots * SLOT;
+    if cfg!(target_os = "linux") && bytes >= MAPPED_FROM {
+        bytes.next_multiple_of(HUGE_PAGE)
+    } else {
+        bytes
+    }
+}
+
+impl Slots {
+    pub fn zeroed(len: usize) -> Slots {
+        Slots::Heap(vec![0; len])
+    }
+
+    /// The bytes held.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Slots::Heap(v) => v.capacity() * SLOT,
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(r) => r.bytes(),
+        }
+    }
+
+    /// Grows to `len` slots, the new ones zero; false (and unchanged) if the memory
+    /// cannot be had.
+    pub fn grow(&mut self, len: usize) -> bool {
+        debug_assert!(len >= self.len());
+        #[cfg(target_os = "linux")]
+        if len * SLOT >= MAPPED_FROM {
+            return match self {
+                Slots::Mapped(r) => r.grow(len),
+                Slots::Heap(v) => match mapped::Region::new(len) {
+                    Some(mut r) => {
+                        r[..v.len()].copy_from_slice(v);
+                        *self = Slots::Mapped(r);
+                        true
+                    }
+                    None => false,
+                },
+            };
+        }
+        match self {
+            Slots::Heap(v) => {
+                v.reserve_exact(len - v.len());
+                v.resize(len, 0);
+                true
+            }
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(r) => r.grow(len),
+        }
+    }
+}
+
+impl std::ops::Deref for Slots {
+    type Target = [u128];
+    fn deref(&self) -> &[u128] {
+        match self {
+            Slots::Heap(v) => v,
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(r) => r,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Slots {
+    fn deref_mut(&mut self) -> &mut [u128] {
+        match self {
+            Slots::Heap(v) => v,
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(r) => r,
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod mapped {
+    use super::{HUGE_PAGE, SLOT};
+    use libc::{c_void, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_NORESERVE, MAP_PRIVATE};
+    use libc::{MREMAP_FIXED, MREMAP_MAYMOVE, PROT_READ, PROT_WRITE};
+
+    /// Anonymous memory mapped at a huge-page boundary, a whole number of huge pages
+    /// long, of which the first `len` slots are in use (the rest are zero).
+    pub struct Region {
+        ptr: *mut u128,
+        bytes: usize,
+        len: usize,
+    }
+
+    // SAFETY: a Region owns its mapping outright, as a Vec owns its buffer.
+    unsafe impl Send for Region {}
+
+    /// Reserves `bytes` (a multiple of HUGE_PAGE) of address space at a huge-page
+    /// boundary: a mapping one huge page longer, trimmed at both ends. Nothing is
+    /// backed until written (MAP_NORESERVE: the budget, not the kernel's overcommit
+    /// accounting, is what limits the table).
+    fn reserve(bytes: usize) -> Option<*mut c_void> {
+        let span = bytes + HUGE_PAGE;
+        // SAFETY: a fresh anonymous mapping at an address the kernel picks; the parts
+        // unmapped are inside it and unused.
+        unsafe {
+            let raw = libc::mmap(
+                std::ptr::null_mut(),
+                span,
+                PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                -1,
+                0,
+            );
+            if raw == MAP_FAILED {
+                return None;
+            }
+            let start = raw as usize;
+            let aligned = start.next_multiple_of(HUGE_PAGE);
+            if aligned > start {
+                libc::munmap(raw, aligned - start);
+            }
+            let end = aligned + bytes;
+            if start + span > end {
+                libc::munmap(end as *mut c_void, start + span - end);
+            }
+            Some(aligned as *mut c_void)
+        }
+    }
+
+    fn ask_for_huge_pages(at: *mut c_void, bytes: usize) {
+        // SAFETY: advice on a range of our own mapping; it changes how pages are backed,
+        // never what they hold. A refusal (no transparent huge pages) is harmless.
+        unsafe {
+            libc::madvise(at, bytes, MADV_HUGEPAGE);
+        }
+    }
+
+    impl Region {
+        pub fn new(len: usize) -> Option<Region> {
+            let bytes = (len * SLOT).next_multiple_of(HUGE_PAGE);
+            let at = reserve(bytes)?;
+            ask_for_huge_pages(at, bytes);
+            Some(Region { ptr: at.cast(), bytes, len })
+        }
+
+        pub fn bytes(&self) -> usize {
+            self.bytes
+        }
+
+        /// Grows to `len` slots: within the mapping if it is long enough, else by moving
+        /// the whole mapping (its pages, not copies of them) to the start of a longer
+        /// one at another huge-page boundary. False, and unchanged, if that fails.
+        pub fn grow(&mut self, len: usize) -> bool {
+            let bytes = (len * SLOT).next_multiple_of(HUGE_PAGE);
+            if bytes > self.bytes {
+                let Some(at) = reserve(bytes) else { return false };
+                // SAFETY: moves our whole mapping onto the reservation just made (which
+                // MREMAP_FIXED replaces); the part beyond the old length is new, zeroed
+                // memory. On failure the old mapping is untouched and the reservation
+                // is released.
+                unsafe {
+                    let moved = libc::mremap(self.ptr.cast(), self.bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+                    if moved == MAP_FAILED {
+                        libc::munmap(at, bytes);
+                        return false;
+                    }
+                    self.ptr = moved.cast();
+                }
+                self.bytes = bytes;
+                ask_for_huge_pages(self.ptr.cast(), bytes);
+            }
+            self.len = len;
+            true
+        }
+    }
+
+    impl Drop for Region {
+        fn drop(&mut self) {
+            // SAFETY: the mapping is ours and nothing refers to it any more.
+            unsafe {
+                libc::munmap(self.ptr.cast(), self.bytes);
+            }
+        }
+    }
+
+    impl std::ops::Deref for Region {
+        type Target = [u128];
+        fn deref(&self) -> &[u128] {
+            // SAFETY: `len` slots lie inside the mapping, which is readable, aligned
+            // (a huge-page boundary) and zero where never written.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+
+    impl std::ops::DerefMut for Region {
+        fn deref_mut(&mut self) -> &mut [u128] {
+            // SAFETY: as for deref; `&mut self` makes the access exclusive.
+            unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_keep_their_contents_and_new_ones_are_zero_across_every_kind_of_growth() {
+        let small = 1024;
+        let mut slots = Slots::zeroed(small);
+        for (i, s) in slots.iter_mut().enumerate() {
+            *s = i as u128 + 1;
+        }
+        // From the heap to a mapping, within the mapping, and to a longer mapping.
+        let sizes = [MAPPED_FROM / SLOT + 7, MAPPED_FROM / SLOT + 100, 3 * MAPPED_FROM / SLOT];
+        let mut filled = small;
+        for len in sizes {
+            assert!(slots.grow(len));
+            assert_eq!(slots.len(), len);
+            assert!((0..filled).all(|i| slots[i] == i as u128 + 1));
+            assert!(slots[filled..].iter().all(|&s| s == 0));
+            for i in filled..len {
+                slots[i] = i as u128 + 1;
+            }
+            filled = len;
+            assert!(slots.bytes() >= len * SLOT && slots.bytes() <= footprint(len));
+        }
+    }
+}
