@@ -23,7 +23,9 @@ other 7 ran out of memory), then the leaner engine's `--max-seconds 2400
 --max-memory 9G` (2 more decided), then `--max-seconds 1800 --max-memory 18G
 --workers 1` (982 and 17760 with 2 cells ran out of time; stopped before the 1-cell
 three), then `python scripts/build_table.py --from build/table-sweep`: 5 jobs are
-undecided. Every solved row's score comes from the referee's replay of its solution.
+undecided. (Since then `fcanalyze solve 24966 --cells 1 --max-memory 19G` ran 27
+minutes and stopped at its memory budget after storing 1.09 billion positions: these
+proofs need more memory than a 24 GiB machine has.) Every solved row's score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
