@@ -8,7 +8,7 @@ pub mod moves;
 pub mod position;
 pub mod search;
 pub mod shorten;
-pub mod slots;
+mod slots;
 pub mod variant;
 pub mod visited;
 

@@ -28,7 +28,7 @@ pub enum Slots {
 
 /// The bytes `slots` slots take once grown to that many: mapped tables take whole huge pages.
 pub fn footprint(slots: usize) -> usize {
-    let bytes = slots * SLOT;
+    let bytes = slots.saturating_mul(SLOT);
     if cfg!(target_os = "linux") && bytes >= MAPPED_FROM {
         bytes.next_multiple_of(HUGE_PAGE)
     } else {
@@ -53,9 +53,10 @@ impl Slots {
     /// Grows to `len` slots, the new ones zero; false (and unchanged) if the memory
     /// cannot be had.
     pub fn grow(&mut self, len: usize) -> bool {
-        debug_assert!(len >= self.len());
+        assert!(len >= self.len(), "slots only grow");
+        let Some(bytes) = len.checked_mul(SLOT) else { return false };
         #[cfg(target_os = "linux")]
-        if len * SLOT >= MAPPED_FROM {
+        if bytes >= MAPPED_FROM {
             return match self {
                 Slots::Mapped(r) => r.grow(len),
                 Slots::Heap(v) => match mapped::Region::new(len) {
@@ -105,7 +106,7 @@ impl std::ops::DerefMut for Slots {
 mod mapped {
     use super::{HUGE_PAGE, SLOT};
     use libc::{c_void, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_NORESERVE, MAP_PRIVATE};
-    use libc::{MREMAP_FIXED, MREMAP_MAYMOVE, PROT_READ, PROT_WRITE};
+    use libc::{MREMAP_FIXED, MREMAP_MAYMOVE, PROT_NONE, PROT_READ, PROT_WRITE};
 
     /// Anonymous memory mapped at a huge-page boundary, a whole number of huge pages
     /// long, of which the first `len` slots are in use (the rest are zero).
@@ -115,26 +116,23 @@ mod mapped {
         len: usize,
     }
 
-    // SAFETY: a Region owns its mapping outright, as a Vec owns its buffer.
+    // SAFETY: a Region owns its mapping outright, as a Vec owns its buffer, and hands
+    // out access to it only through &self and &mut self.
     unsafe impl Send for Region {}
+    unsafe impl Sync for Region {}
 
     /// Reserves `bytes` (a multiple of HUGE_PAGE) of address space at a huge-page
     /// boundary: a mapping one huge page longer, trimmed at both ends. Nothing is
     /// backed until written (MAP_NORESERVE: the budget, not the kernel's overcommit
-    /// accounting, is what limits the table).
-    fn reserve(bytes: usize) -> Option<*mut c_void> {
-        let span = bytes + HUGE_PAGE;
+    /// accounting, is what limits the table). `prot` is PROT_NONE for a place the
+    /// table will be moved to (it keeps its own protection, and an inaccessible
+    /// mapping is charged nothing even under strict overcommit).
+    fn reserve(bytes: usize, prot: i32) -> Option<*mut c_void> {
+        let span = bytes.checked_add(HUGE_PAGE)?;
         // SAFETY: a fresh anonymous mapping at an address the kernel picks; the parts
         // unmapped are inside it and unused.
         unsafe {
-            let raw = libc::mmap(
-                std::ptr::null_mut(),
-                span,
-                PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                -1,
-                0,
-            );
+            let raw = libc::mmap(std::ptr::null_mut(), span, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if raw == MAP_FAILED {
                 return None;
             }
@@ -161,8 +159,8 @@ mod mapped {
 
     impl Region {
         pub fn new(len: usize) -> Option<Region> {
-            let bytes = (len * SLOT).next_multiple_of(HUGE_PAGE);
-            let at = reserve(bytes)?;
+            let bytes = len.checked_mul(SLOT)?.checked_next_multiple_of(HUGE_PAGE)?;
+            let at = reserve(bytes, PROT_READ | PROT_WRITE)?;
             ask_for_huge_pages(at, bytes);
             Some(Region { ptr: at.cast(), bytes, len })
         }
@@ -175,23 +173,27 @@ mod mapped {
         /// the whole mapping (its pages, not copies of them) to the start of a longer
         /// one at another huge-page boundary. False, and unchanged, if that fails.
         pub fn grow(&mut self, len: usize) -> bool {
-            let bytes = (len * SLOT).next_multiple_of(HUGE_PAGE);
+            let Some(bytes) = len.checked_mul(SLOT).and_then(|b| b.checked_next_multiple_of(HUGE_PAGE)) else {
+                return false;
+            };
             if bytes > self.bytes {
-                let Some(at) = reserve(bytes) else { return false };
+                let Some(at) = reserve(bytes, PROT_NONE) else { return false };
                 // SAFETY: moves our whole mapping onto the reservation just made (which
-                // MREMAP_FIXED replaces); the part beyond the old length is new, zeroed
-                // memory. On failure the old mapping is untouched and the reservation
-                // is released.
+                // MREMAP_FIXED replaces), keeping its protection and its huge-page
+                // advice; the part beyond the old length is new, zeroed memory. On
+                // failure the old mapping is untouched. The reservation is then left
+                // as it is, not unmapped: the kernel may already have unmapped it, and
+                // another thread may have mapped something there since. It costs
+                // address space only (PROT_NONE, never touched), and the search it
+                // belongs to ends here, out of memory.
                 unsafe {
                     let moved = libc::mremap(self.ptr.cast(), self.bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, at);
                     if moved == MAP_FAILED {
-                        libc::munmap(at, bytes);
                         return false;
                     }
                     self.ptr = moved.cast();
                 }
                 self.bytes = bytes;
-                ask_for_huge_pages(self.ptr.cast(), bytes);
             }
             self.len = len;
             true
