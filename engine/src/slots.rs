@@ -16,7 +16,7 @@
 /// the heap, where making one costs no system call.
 pub const MAPPED_FROM: usize = 8 << 20;
 /// The huge page size mappings are aligned and sized to.
-pub const HUGE_PAGE: usize = 2 << 20;
+const HUGE_PAGE: usize = 2 << 20;
 const SLOT: usize = std::mem::size_of::<u128>();
 
 /// Zeroed slots that can grow, keeping what they hold.
@@ -36,9 +36,29 @@ pub fn footprint(slots: usize) -> usize {
     }
 }
 
+/// The most slots whose footprint fits in `bytes`.
+pub fn slots_within(bytes: usize) -> usize {
+    let slots = bytes / SLOT;
+    if footprint(slots) > bytes {
+        bytes / HUGE_PAGE * HUGE_PAGE / SLOT
+    } else {
+        slots
+    }
+}
+
 impl Slots {
     pub fn zeroed(len: usize) -> Slots {
         Slots::Heap(vec![0; len])
+    }
+
+    /// The bytes held beside the grown slots while they grow: a heap vector may be
+    /// copied, a mapping is moved.
+    pub fn copied_when_growing(&self) -> usize {
+        match self {
+            Slots::Heap(_) => self.bytes(),
+            #[cfg(target_os = "linux")]
+            Slots::Mapped(_) => 0,
+        }
     }
 
     /// The bytes held.

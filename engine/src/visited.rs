@@ -1,6 +1,6 @@
 //! The visited-position store: 128-bit fingerprints in an open-addressing table under a byte budget.
 
-use crate::slots::{footprint, Slots, HUGE_PAGE};
+use crate::slots::{footprint, slots_within, Slots};
 
 /// A set of nonzero 128-bit fingerprints (16 bytes a slot, linear probing, at most 7/8 full).
 ///
@@ -144,11 +144,7 @@ impl FingerprintSet {
     /// The old table's bytes held beside the new one while growing: a table on the heap
     /// may be copied, a mapped one is moved (slots.rs).
     fn copied_bytes(&self) -> usize {
-        match self.slots {
-            Slots::Heap(_) => self.bytes(),
-            #[cfg(target_os = "linux")]
-            Slots::Mapped(_) => 0,
-        }
+        self.slots.copied_when_growing()
     }
 
     /// The bytes held while growing to `capacity`.
@@ -165,11 +161,7 @@ impl FingerprintSet {
             // The largest table that fits, whole slots of 64 (a cache line is 4 slots),
             // beside the old table if that is copied rather than moved, in whole huge
             // pages if it is mapped.
-            let mut fits = room.saturating_sub(self.copied_bytes());
-            if footprint(fits / SLOT) > fits {
-                fits = fits / HUGE_PAGE * HUGE_PAGE;
-            }
-            capacity = (fits / SLOT).saturating_sub(TAIL) & !63;
+            capacity = slots_within(room.saturating_sub(self.copied_bytes())).saturating_sub(TAIL) & !63;
             if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
                 return Err(OutOfMemory);
             }
