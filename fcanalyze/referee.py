@@ -9,9 +9,9 @@ from .board import Board
 from .errors import NotationError
 from .inputs import quote
 from .notation import CELL, COLUMN, FOUNDATION, Move, parse_move, solution_tokens
-from .position import IllegalMove, Position
+from .position import IllegalMove, Position, expansion_counts
 from .scoring import score
-from .variant import SequenceMoves, Variant
+from .variant import EmptyColumn, SequenceMoves, Variant
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,14 @@ def replay(
     position = Position(board.copy(), variant)
     items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
-    check, carry_out = position.check, position.carry_out
+    play_single, play_run, check, carry_out = (
+        position.play_single,
+        position.play_run,
+        position.check,
+        position.carry_out,
+    )
+    # Empty columns hold parked cards in a sequence move's expansion unless only kings may fill them.
+    parks_in_columns = variant.empty_column is EmptyColumn.ANY
     home_at_start = board.cards_home()
     # The cards sent home are the difference in what is home, plus one for each card
     # taken back (which scores nothing, and earns its 10 again when it goes back home);
@@ -76,6 +83,24 @@ def replay(
     for number, item in enumerate(items, start=1):
         try:
             move = parse_move(item) if isinstance(item, str) else item
+            if play_single(move):
+                card_moves += 1
+                out_of_cells += move.source_kind == CELL and move.dest_kind == COLUMN
+                continue
+            if not card_by_card:
+                ran = play_run(move)
+                if ran is not None:
+                    count, free_cells, free_columns = ran
+                    multi += 1
+                    if expand:
+                        singles_count, from_cells = expansion_counts(
+                            count, free_cells, free_columns if parks_in_columns else 0
+                        )
+                        card_moves += singles_count
+                        out_of_cells += from_cells
+                    else:
+                        card_moves += count
+                    continue
             count = check(move)
             if count == 1:
                 carry_out(move, 1)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
 from conftest import DATA
 
@@ -19,6 +22,7 @@ from fcanalyze.notation import (
 )
 from fcanalyze.position import IllegalMove, Position
 from fcanalyze.referee import replay
+from fcanalyze.variant import SequenceMoves
 
 SOLUTIONS = {
     "lg": (DATA / "ms1-4cells.fcsolve-lg.snx.txt").read_text(),
@@ -262,3 +266,70 @@ def test_a_failed_replay_keeps_the_score_of_the_legal_moves_before_it():
     verdict = replay(microsoft_deal(1), FREECELL, cut + ["h1"])
     assert not verdict.won and verdict.failed_move == 41
     assert verdict.score == _text_score(" ".join(cut))
+
+
+FAST_PATH_VARIANTS = [
+    ("freecell", 4),
+    ("freecell", 1),
+    ("freecell", 0),
+    ("bakers-game", 2),
+    ("freecell,empty=kings", 3),
+    ("relaxed-freecell", 1),
+    ("single-move-freecell", 4),
+    ("freecell,takeback=yes", 2),
+    ("seahaven", None),
+    ("eight-off", None),
+]
+
+
+@pytest.mark.parametrize("spec, cells", FAST_PATH_VARIANTS)
+def test_the_referees_fast_paths_judge_every_move_as_check_does(spec, cells):
+    """play_single and play_run, the replay's shortcuts, against check() and
+    carry_out() on every move that can be written (each source, destination and size)
+    along random walks through deals: a shortcut that plays a move must be playing a
+    legal one, with the same size and the same result, and one that declines must
+    leave the position alone."""
+    rules = Variant.parse(spec, cells=cells)
+    rng = random.Random(f"{spec}/{cells}")
+    places = (
+        [(COLUMN, i) for i in range(rules.columns + 1)]
+        + [(CELL, i) for i in range(rules.cells + 1)]
+        + [(FOUNDATION, s) for s in range(4)]
+    )
+    played = {"single": 0, "run": 0}
+    for deal in rng.sample(range(1, 32001), 4):
+        position = Position(microsoft_deal(deal, rules), rules)
+        for _ in range(50):
+            for (source_kind, source), (dest_kind, dest) in itertools.product(places, places):
+                for count in (None, 1, 2, 3, 5):
+                    move = Move(source_kind, source, dest_kind, dest, count)
+                    try:
+                        legal_count = position.check(move)
+                    except IllegalMove:
+                        legal_count = None
+                    expected = position.copy()
+                    if legal_count is not None:
+                        expected.carry_out(move, legal_count)
+                    fast = position.copy()
+                    if fast.play_single(move):
+                        played["single"] += 1
+                        assert legal_count == 1, move
+                        assert fast.board == expected.board, move
+                        continue
+                    assert fast.board == position.board, move
+                    ran = fast.play_run(move)
+                    if ran is not None:
+                        played["run"] += 1
+                        free = (position.empty_cells(), position.empty_columns(dest))
+                        assert ran == (legal_count, *free), move
+                        assert fast.board == expected.board, move
+                    else:
+                        assert fast.board == position.board, move
+            moves = position.legal_moves()
+            if not moves:
+                break
+            position.apply(rng.choice(moves))
+    assert played["single"] > 200
+    # Random walks build runs that may move whole often enough only with room to spare.
+    if rules.sequence_moves is not SequenceMoves.SINGLE and rules.cells >= 3:
+        assert played["run"] > 0
