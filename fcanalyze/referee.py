@@ -52,6 +52,19 @@ class Verdict:
         return f"NOT WON: {self.reason}"
 
 
+# Every solution token met so far, parsed: a few hundred distinct ones cover millions of
+# moves, and a dict lookup costs half what parse_move's cache does. (Moves given as
+# Moves are looked up too, and simply missed.)
+_PARSED: dict[str | Move, Move] = {}
+
+
+def _parsed(item: str | Move) -> Move:
+    if isinstance(item, Move):
+        return item
+    move = _PARSED[item] = parse_move(item)
+    return move
+
+
 def replay(
     board: Board, variant: Variant, solution: str | Sequence[str | Move], *, card_by_card: bool = False
 ) -> Verdict:
@@ -66,6 +79,7 @@ def replay(
     position = Position(board.copy(), variant)
     items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
+    parsed_token = _PARSED.get
     play_single, play_run, check, carry_out = (
         position.play_single,
         position.play_run,
@@ -82,7 +96,9 @@ def replay(
     multi = card_moves = out_of_cells = taken_back = 0
     for number, item in enumerate(items, start=1):
         try:
-            move = parse_move(item) if isinstance(item, str) else item
+            move = parsed_token(item)
+            if move is None:
+                move = _parsed(item)
             if play_single(move):
                 card_moves += 1
                 out_of_cells += move.source_kind == CELL and move.dest_kind == COLUMN
