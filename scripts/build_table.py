@@ -5,7 +5,7 @@ The table is exactly what this command decides, with fcanalyze's default budgets
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep
 
 (a resumable dataset; rerun it and it finishes what is left), then, for the jobs
-whose 30-second budget ran out,
+whose 45-second budget ran out,
 
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep --retry-unknown --max-seconds 200
 

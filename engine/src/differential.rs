@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use crate::card::Card;
 use crate::moves::generate;
 use crate::position::{Move, Place, Position};
-use crate::search::{complete_best_first, exhaustive_pass, solve, Budget, Status};
+use crate::search::{complete_best_first, exhaustive_pass, settle_pass, solve, Budget, Schedule, Status};
 use crate::variant::{SequenceMoves, Variant};
 
 /// Every position reachable from `s`, depth first, until a win; None if more than
@@ -201,7 +201,7 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
         Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
-        Variant { columns: 4, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
     let mut rng = 0x1A57_CA4D_u64;
@@ -222,5 +222,51 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
             (won, lost) = if plain { (won + 1, lost) } else { (won, lost + 1) };
         }
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
+    }
+}
+
+#[test]
+fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
+    // Best-first joining, resting and waking (and the exhaustive pass's share changing
+    // when it wakes) only reorder the work of two complete searches: no schedule may
+    // change a verdict. Small thresholds bring every phase up in small searches.
+    let schedules = [
+        // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later.
+        Schedule { late_join_states: 5, best_first_states: 20, hard_after_nodes: 300 },
+        // Rests and never wakes.
+        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: u64::MAX },
+        // Hard from the start: never rests.
+        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0 },
+    ];
+    let variants = [
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Single, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+    ];
+    let mut rng = 0x5C4E_D01E_u64;
+    for rules in variants {
+        let (mut won, mut lost, mut woke) = (0, 0, 0);
+        for _ in 0..60 {
+            // Fuller positions than random_position's, for longer searches.
+            let start = random_position_in(&rules, &mut rng, 4, 4);
+            let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
+            let expected = if plain { Status::Solved } else { Status::Unsolvable };
+            for schedule in schedules {
+                let (status, nodes) = settle_pass(&start, &rules, schedule);
+                assert_eq!(status, expected, "{rules:?} {schedule:?}\n{start:?}");
+                woke += usize::from(nodes > schedules[0].hard_after_nodes);
+            }
+            if plain {
+                won += 1
+            } else {
+                lost += 1
+            }
+        }
+        assert!(won >= 5 && lost >= 5, "{rules:?}: {won} won, {lost} lost");
+        // Searches long enough for best-first to rest and wake again.
+        assert!(woke >= 5, "{rules:?}: only {woke} searches went past the wake-up");
     }
 }

@@ -31,6 +31,7 @@ use crate::variant::Variant;
 use depth_first::{depth_first, DepthFirst};
 use meter::Meter;
 use settle::settle;
+pub(crate) use settle::Schedule;
 
 pub use score::Weights;
 
@@ -117,7 +118,7 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
     for pass in passes {
         let outcome = match pass {
             Some(how) => depth_first(&root, rules, &mut meter, how),
-            None => settle(&root, rules, &mut meter),
+            None => settle(&root, rules, &mut meter, Schedule::DEFAULT),
         };
         match outcome {
             Pass::Settled(status, path, stored) => {
@@ -203,6 +204,22 @@ pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_c
             }
         }
     })
+}
+
+/// The last pass alone, to the end, from `start` after its safe foundation moves, with
+/// `schedule`: its verdict and the nodes it expanded.
+#[cfg(test)]
+pub(crate) fn settle_pass(start: &Position, rules: &Variant, schedule: Schedule) -> (Status, u64) {
+    let mut nodes = 0;
+    let (status, _) = one_pass_to_the_end(start, rules, |root, meter| {
+        let verdict = match settle(root, rules, meter, schedule) {
+            Pass::Settled(status, _, stored) => (status, stored),
+            Pass::Undecided(_) => unreachable!("the last pass settles"),
+        };
+        nodes = meter.nodes;
+        verdict
+    });
+    (status, nodes)
 }
 
 /// Runs `pass` from `start` after its safe foundation moves, with the default budget.

@@ -8,10 +8,20 @@ use super::depth_first::{DepthFirst, DepthFirstSearch};
 use super::meter::{Meter, CHECK_EVERY};
 use super::{Limit, Pass, Status};
 
-/// How big the best-first pass may grow before the exhaustive pass takes over.
-/// Deals 3102 and 5023 with 2 cells take 1.1 to 1.3 million; a million sent them to the
-/// exhaustive pass, which took ten times as long and found solutions of 4,000 moves.
+/// How big the best-first pass may grow before it rests and the exhaustive pass goes on
+/// alone. Deals 3102 and 5023 with 2 cells take 1.1 to 1.3 million; a million sent them
+/// to the exhaustive pass, which took ten times as long and found solutions of 4,000 moves.
 const BEST_FIRST_STATES: usize = 3_000_000;
+/// Node expansions after which a job counts as one of the hard few: best-first wakes,
+/// gets one round in DEPTH_FIRST_STEPS whatever the cells, and grows until it holds its
+/// half of the memory budget. Some deep wins lie where the exhaustive pass would reach
+/// them only after a billion positions, and best-first finds them in a few million:
+/// deal 13599 with 1 cell in 5 s, 17760 with 2 cells in 17 s. But in most jobs
+/// best-first's time is spent in vain, and a lost proof needs every node the budget
+/// allows, so until then it keeps its small share. A 30-second job expands at most 38
+/// million on this project's machines, so the sweeps' default of 45 s leaves the hard
+/// ones some 10 s of it; a node count rather than a time keeps every search repeatable.
+const HARD_AFTER_NODES: u64 = 40_000_000;
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
 /// exhaustive pass has about 40% of the time while best-first runs. (On deals
@@ -28,12 +38,31 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 const LATE_JOIN_STATES: usize = 50_000;
 const EARLY_STRATEGIES: usize = 2;
 
+/// When the last pass's parts join, rest and wake: the constants above, or (in tests)
+/// small enough for every phase to come up in searches of a few hundred positions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Schedule {
+    pub(crate) late_join_states: usize,
+    pub(crate) best_first_states: usize,
+    pub(crate) hard_after_nodes: u64,
+}
+
+impl Schedule {
+    pub(super) const DEFAULT: Schedule = Schedule {
+        late_join_states: LATE_JOIN_STATES,
+        best_first_states: BEST_FIRST_STATES,
+        hard_after_nodes: HARD_AFTER_NODES,
+    };
+}
+
 /// The last pass, which always settles the deal (or runs out of a budget): best-first
 /// strategies side by side with the exhaustive depth-first pass, until best-first has
-/// stored its share of positions; then the exhaustive pass alone. Best-first finds
-/// most wins soon and short; the exhaustive pass, which stores a position in 16 bytes
-/// and expands it in a third of the time, makes the large proofs.
-pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pass {
+/// stored its share of positions; then the exhaustive pass alone, until the job turns
+/// out hard (HARD_AFTER_NODES) and best-first wakes with a larger share. Best-first
+/// finds most wins soon and short, and some deep ones; the exhaustive pass, which
+/// stores a position in 16 bytes and expands it in a third of the time, makes the
+/// large proofs.
+pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedule: Schedule) -> Pass {
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
     }
@@ -57,11 +86,13 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pas
     let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
         f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
     };
-    let depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
+    let mut depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
+    // Best-first rests, keeping what it stored, from best_first_states until the job is hard.
+    let (mut resting, mut hard) = (false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
         if let Some(search) = exhaustive.as_mut() {
-            let steps = if frontiers.is_empty() { CHECK_EVERY as usize } else { depth_first_steps };
+            let steps = if frontiers.is_empty() || resting { CHECK_EVERY as usize } else { depth_first_steps };
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
                     if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
@@ -87,7 +118,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pas
             }
         }
         let mut k = 0;
-        while k < frontiers.len() {
+        while k < frontiers.len() && !resting {
             match frontiers[k].step(rules, meter, &mut moves) {
                 Err(limit) => {
                     break 'search Pass::Settled(
@@ -116,7 +147,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pas
         turn += 1;
         if exhaustive.is_none()
             && (frontiers.is_empty()
-                || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= LATE_JOIN_STATES))
+                || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= schedule.late_join_states))
         {
             frontiers
                 .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
@@ -132,13 +163,18 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter) -> Pas
             }
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
             meter.note_memory(peak_bytes(&frontiers, &exhaustive));
-            if held > best_first_bytes || best_first_stored(&frontiers, dropped) >= BEST_FIRST_STATES {
+            if held > best_first_bytes {
                 dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
                 if let Some(search) = exhaustive.as_mut() {
                     search.seen.set_max_bytes(budget);
                 }
+            } else if !hard && best_first_stored(&frontiers, dropped) >= schedule.best_first_states {
+                resting = true;
             }
+        }
+        if !hard && meter.nodes >= schedule.hard_after_nodes {
+            (hard, resting, depth_first_steps) = (true, false, DEPTH_FIRST_STEPS);
         }
     };
     meter.note_memory(peak_bytes(&frontiers, &exhaustive));
