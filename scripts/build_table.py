@@ -60,7 +60,7 @@ import pyarrow.parquet as pq
 from fcanalyze.deals import microsoft_deal
 from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from fcanalyze.referee import replay
-from fcanalyze.status import SOLVED
+from fcanalyze.status import SOLVED, UNSOLVABLE
 from fcanalyze.store import read_dataset
 from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK_CELLS, table_path
 from fcanalyze.table import TAKEBACK as TAKEBACK_NAME
@@ -80,6 +80,12 @@ def main() -> int:
     parser.add_argument("--sweep-dir", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--takeback", action="store_true", help="the take-back table (4, 2 and 1 cells)")
+    parser.add_argument(
+        "--patch",
+        type=Path,
+        default=None,
+        help="a sweep of the table's undecided jobs: its decided rows replace theirs in the table as it is",
+    )
     args = parser.parse_args()
     rules, cells, sweep = (
         (TAKEBACK, TAKEBACK_CELLS, TAKEBACK_SWEEP) if args.takeback else (FREECELL, TABLE_CELLS, SWEEP)
@@ -87,6 +93,9 @@ def main() -> int:
     out = args.out or table_path(TAKEBACK_NAME if args.takeback else FREECELL.name)
 
     source = args.source
+    if args.patch is not None:
+        table = patched(pq.read_table(out), read_dataset(args.patch).drop_columns(list(MACHINE_COLUMNS)))
+        return write(table, cells, rules, out, args.takeback)
     if source is None:
         source = args.sweep_dir or Path("build/takeback-sweep" if args.takeback else "build/table-sweep")
         for command in (sweep + ["--out", str(source)], sweep + ["--out", str(source)] + RETRY):
@@ -99,13 +108,18 @@ def main() -> int:
     table = read_dataset(source)
     table = table.filter(pc.and_(pc.equal(table["variant"], rules.name), pc.less_equal(table["deal"], CLASSIC_DEALS)))
     table = table.filter(pc.is_in(table["cells"], pa.array(cells, pa.int8())))
-    problems = check(table, cells) + (against_classic(table) if args.takeback else [])
+    return write(table.drop_columns(list(MACHINE_COLUMNS)), cells, rules, out, args.takeback)
+
+
+def write(table: pa.Table, cells: tuple[int, ...], rules: Variant, out: Path, takeback: bool) -> int:
+    """Checks the table, scores its solutions by replaying them, and writes it sorted and
+    compressed; 1 (and nothing written) if a check fails."""
+    problems = check(table, cells) + (against_classic(table) if takeback else [])
     if problems:
         for p in problems:
             print("not written:", p, file=sys.stderr)
         return 1
     table = with_scores(table, rules)
-    table = table.drop_columns(list(MACHINE_COLUMNS))
     table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -122,10 +136,29 @@ def main() -> int:
     return 0
 
 
+def patched(table: pa.Table, retry: pa.Table) -> pa.Table:
+    """`table` with each undecided row replaced by `retry`'s row for the same job, where
+    that one is decided. Decided rows are never replaced."""
+    keys = ("deal", "variant", "cells")
+    decided = (SOLVED, UNSOLVABLE)
+    undecided = {
+        tuple(key) for *key, status in zip(*(table[c].to_pylist() for c in (*keys, "status"))) if status not in decided
+    }
+    take = [
+        tuple(key) in undecided and status in decided
+        for *key, status in zip(*(retry[c].to_pylist() for c in (*keys, "status")))
+    ]
+    fresh = retry.filter(pa.array(take, pa.bool_())).select(table.column_names).cast(table.schema)
+    replaced = set(zip(*(fresh[c].to_pylist() for c in keys)))
+    keep = [key not in replaced for key in zip(*(table[c].to_pylist() for c in keys))]
+    print(f"{len(replaced)} of the table's {len(undecided)} undecided jobs are decided in the patch")
+    return pa.concat_tables([table.filter(pa.array(keep, pa.bool_())), fresh])
+
+
 def with_scores(table: pa.Table, variant: Variant) -> pa.Table:
     """The table with every solved row's `score` from the referee's replay of its solution
     (rows from sweeps made before scores were kept have none), each replay checked to win."""
-    scores = []
+    scores: list[int | None] = []
     for deal, cells, status, solution, score in zip(
         *(table[c].to_pylist() for c in ("deal", "cells", "status", "solution", "score"))
     ):

@@ -148,3 +148,43 @@ def test_a_table_built_before_scores_existed_still_answers(tmp_path):
     facts = lookup(617, old)
     assert facts is not None and facts.verdicts[4].status == "solved" and facts.verdicts[4].score is None
     assert facts.verdicts[4].moves == lookup(617).verdicts[4].moves
+
+
+def test_a_patch_replaces_only_undecided_rows_and_only_with_decided_ones(table):
+    """scripts/build_table.py --patch: a retry's decided rows take the place of the
+    table's undecided ones; decided rows stay as they were, and a retry that decided
+    nothing changes nothing."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
+    import build_table
+
+    small = table.filter(pc.less_equal(table["deal"], 3))
+    rows = small.to_pylist()
+    # Deal 2 with 1 cell undecided in the table; the retry decides it, decides deal 1
+    # with 1 cell again (decided in the table already), and leaves deal 3 undecided.
+    by_key = {(r["deal"], r["cells"]): r for r in rows}
+    truth = dict(by_key[(2, 1)])
+    for r in rows:
+        if (r["deal"], r["cells"]) in {(2, 1), (3, 1)}:
+            r.update(status="unknown", solvable=None, limit="seconds", solution=None, moves=None, verified=False)
+    before = small.from_pylist(rows, schema=small.schema)
+    # As --patch reads a retry's dataset: the machine's columns dropped.
+    retry = small.from_pylist(
+        [
+            {**truth, "budgets": "max_nodes=none,max_seconds=300,max_memory=8589934592"},
+            {**by_key[(1, 1)], "budgets": "max_nodes=none,max_seconds=300,max_memory=8589934592"},
+            {**by_key[(3, 1)], "status": "unknown", "limit": "seconds", "solution": None},
+        ],
+        schema=small.schema,
+    )
+
+    after = build_table.patched(before, retry)
+    assert after.num_rows == before.num_rows
+    got = {(r["deal"], r["cells"]): r for r in after.to_pylist()}
+    assert got[(2, 1)]["status"] == truth["status"] and got[(2, 1)]["solution"] == truth["solution"]
+    assert got[(2, 1)]["budgets"].endswith("max_seconds=300,max_memory=8589934592")
+    assert got[(1, 1)] == by_key[(1, 1)]
+    assert got[(3, 1)]["status"] == "unknown"
+    assert after.schema == before.schema

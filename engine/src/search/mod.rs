@@ -4,8 +4,9 @@
 //!    when they stop going deeper, skip moves breaking up runs, and (the later ones)
 //!    have their move order shaken. They only ever find solutions: running out
 //!    proves nothing.
-//! 2. Two best-first searches side by side up to a size bound: one with every move,
-//!    one that skips run-breaking moves.
+//! 2. Best-first searches side by side (one with every move, one that skips
+//!    run-breaking moves, a third later) up to a size bound, at which they rest; a job
+//!    that turns out hard wakes them with a larger share and a larger bound.
 //! 3. A depth-first search over single-card moves (plus runs under the relaxed rule,
 //!    where they are real moves) that ends only with a win, exhaustion, or a budget.
 //!
