@@ -5,7 +5,7 @@ The table is exactly what this command decides, with fcanalyze's default budgets
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep
 
 (a resumable dataset; rerun it and it finishes what is left), then, for the jobs
-whose 45-second budget ran out,
+whose default time budget ran out (45 s a job; the file shipped was begun with 30 s),
 
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep --retry-unknown --max-seconds 200
 
@@ -22,10 +22,18 @@ the retry with `--max-seconds 120` run to its end (17 more decided), then
 other 7 ran out of memory), then the leaner engine's `--max-seconds 2400
 --max-memory 9G` (2 more decided), then `--max-seconds 1800 --max-memory 18G
 --workers 1` (982 and 17760 with 2 cells ran out of time; stopped before the 1-cell
-three), then `python scripts/build_table.py --from build/table-sweep`: 5 jobs are
-undecided. (Since then `fcanalyze solve 24966 --cells 1 --max-memory 19G` ran 27
-minutes and stopped at its memory budget after storing 1.09 billion positions: these
-proofs need more memory than a 24 GiB machine has.) Every solved row's score comes from the referee's replay of its solution.
+three), then `python scripts/build_table.py --from build/table-sweep`: 5 jobs were
+undecided. (Then `fcanalyze solve 24966 --cells 1 --max-memory 19G` ran 27 minutes
+and stopped at its memory budget after storing 1.09 billion positions.) With the
+engine that wakes best-first for hard jobs, a retry of those 5,
+
+    fcanalyze sweep --deals 13599,20410,24966 --cells 1 --max-seconds 120 --out build/table-retry
+    fcanalyze sweep --deals 982,17760 --cells 2 --max-seconds 120 --out build/table-retry
+    python scripts/build_table.py --patch build/table-retry
+
+won 13599 with 1 cell (40 s) and 17760 with 2 cells (51 s), and the patch put those
+two rows in place of the undecided ones: 3 jobs are undecided. Every solved row's
+score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
