@@ -237,6 +237,8 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
         Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: u64::MAX },
         // Hard from the start: never rests.
         Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0 },
+        // Due to rest before the exhaustive pass has joined: it waits for it.
+        Schedule { late_join_states: 1_000, best_first_states: 20, hard_after_nodes: u64::MAX },
     ];
     let variants = [
         Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },

@@ -169,7 +169,11 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 if let Some(search) = exhaustive.as_mut() {
                     search.seen.set_max_bytes(budget);
                 }
-            } else if !hard && best_first_stored(&frontiers, dropped) >= schedule.best_first_states {
+            } else if !hard
+                && exhaustive.is_some()
+                && best_first_stored(&frontiers, dropped) >= schedule.best_first_states
+            {
+                // Only beside the exhaustive pass: resting alone, nothing would run.
                 resting = true;
             }
         }
