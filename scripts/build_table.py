@@ -50,8 +50,18 @@ won, and every deal take-back loses must be lost without it. The file shipped no
 came from that sweep with `--cells 2,1` (62 minutes on 2 workers, 80 jobs unknown),
 then `--cells 4` (13 s of engine time), then `--retry-unknown --max-seconds 50` on
 the jobs whose deal the classic table does not show won (57 jobs, 31 decided), then
-`python scripts/build_table.py --takeback --from build/takeback-sweep`: 49 jobs are
-undecided (docs/takeback.md).
+`python scripts/build_table.py --takeback --from build/takeback-sweep`: 49 jobs were
+undecided. Then, with the engine that wakes best-first for hard jobs, the 20 of them
+whose deal the classic table shows won (take-back only adds moves, so they are wins):
+
+    fcanalyze sweep --deals 13599 --cells 1 --variant freecell,takeback=yes --max-seconds 300 --out build/takeback-retry
+    fcanalyze sweep --deals 209,267,9084,16322,20033,20105,21846,24934,27063,29987 --cells 2 \
+        --variant freecell,takeback=yes --max-seconds 75 --out build/takeback-retry
+    fcanalyze sweep --deals 3999,5009,7440,11744,14103,15604,19619,26225,31841 --cells 1 \
+        --variant freecell,takeback=yes --max-seconds 75 --out build/takeback-retry
+    python scripts/build_table.py --takeback --patch build/takeback-retry
+
+won 16; 33 jobs are undecided (docs/takeback.md).
 """
 
 from __future__ import annotations
