@@ -61,7 +61,9 @@ whose deal the classic table shows won (take-back only adds moves, so they are w
         --variant freecell,takeback=yes --max-seconds 75 --out build/takeback-retry
     python scripts/build_table.py --takeback --patch build/takeback-retry
 
-won 16; 33 jobs are undecided (docs/takeback.md).
+won 16; then the same sweeps of the 4 left with `--retry-unknown --max-seconds 240`
+and the patch again won 3999 and 11744 with 1 cell: 31 jobs are undecided
+(docs/takeback.md).
 """
 
 from __future__ import annotations
