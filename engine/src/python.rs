@@ -162,7 +162,8 @@ fn position(rules: &Variant, columns: &[Vec<u8>], cells: &[Option<u8>], home: [u
 /// freed memory: a search then holds some 30 MiB more than its structures and its
 /// budget say. The search's big blocks are the path's vectors, which grow by `realloc`
 /// (a remap, not a copy, once mapped), and its tables, whose large ones map their own
-/// memory (slots.rs), so the fixed threshold costs nothing measurable. Other allocators (musl, macOS) have no such setting.
+/// memory (slots.rs), so the fixed threshold costs nothing measurable. Other allocators
+/// (musl, macOS) have no such setting.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn fix_mmap_threshold() {
     const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;

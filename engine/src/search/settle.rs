@@ -14,8 +14,9 @@ use super::{Limit, Pass, Status};
 const BEST_FIRST_STATES: usize = 3_000_000;
 /// Node expansions after which a job counts as one of the hard few: best-first wakes,
 /// gets a round for every DEPTH_FIRST_STEPS exhaustive nodes whatever the cells, and
-/// grows until it holds its half of the memory budget. Some deep wins lie where the exhaustive pass would reach
-/// them only after a billion positions, and best-first finds them in a few million:
+/// grows until it holds its half of the memory budget. Some deep wins lie where the
+/// exhaustive pass would reach them only after a billion positions, and best-first
+/// finds them in a few million:
 /// deal 13599 with 1 cell in 5 s, 17760 with 2 cells in 17 s. But in most jobs
 /// best-first's time is spent in vain, and a lost proof needs every node the budget
 /// allows, so until then it keeps its small share. A 30-second job expands at most 38
