@@ -97,21 +97,51 @@ impl Hashes {
         self.step(parent, played, -1);
     }
 
-    /// Columns `played` touched are rehashed from `now`; cards that entered a cell are
-    /// added (`direction` 1) or taken away (-1), and those that left it the opposite.
+    /// Columns `played` touched are rehashed; cards that entered a cell are added
+    /// (`direction` 1) or taken away (-1), and those that left it the opposite. `now`
+    /// is the position after `played` (advancing) or before it (retreating).
     fn step(&mut self, now: &Position, played: &[Played], direction: i32) {
         let t = tables();
         let mut touched = 0u16;
+        // A column's word is the XOR of a key per card and height, so a single card
+        // leaving or joining a column toggles one key, and toggling the same keys takes
+        // the word back: advancing and retreating make the same toggles. The heights
+        // are those before `played`, followed move by move.
+        let mut lens = now.lens;
+        let mut incremental = true;
+        if direction > 0 {
+            for p in played.iter().rev() {
+                incremental &= p.m.count == 1;
+                if let Place::Column(i) = p.m.from {
+                    lens[usize::from(i)] += p.m.count;
+                }
+                if let Place::Column(i) = p.m.to {
+                    lens[usize::from(i)] -= p.m.count;
+                }
+            }
+        } else {
+            incremental = played.iter().all(|p| p.m.count == 1);
+        }
         for p in played {
+            let c = usize::from(p.card.index());
             for (place, sign) in [(p.m.from, -direction), (p.m.to, direction)] {
                 match place {
-                    Place::Column(i) => touched |= 1 << i,
-                    Place::Cell(_) if sign < 0 => {
-                        self.fingerprint = self.fingerprint.wrapping_sub(t.cell[usize::from(p.card.index())])
+                    Place::Column(i) => {
+                        let i = usize::from(i);
+                        touched |= 1 << i;
+                        if incremental {
+                            // Leaving, the card was at the column's top; joining, it becomes it.
+                            let height = if place == p.m.from { lens[i] - 1 } else { lens[i] };
+                            self.zobrist[i] ^= t.column[usize::from(height)][c];
+                            if place == p.m.from {
+                                lens[i] -= 1;
+                            } else {
+                                lens[i] += 1;
+                            }
+                        }
                     }
-                    Place::Cell(_) => {
-                        self.fingerprint = self.fingerprint.wrapping_add(t.cell[usize::from(p.card.index())])
-                    }
+                    Place::Cell(_) if sign < 0 => self.fingerprint = self.fingerprint.wrapping_sub(t.cell[c]),
+                    Place::Cell(_) => self.fingerprint = self.fingerprint.wrapping_add(t.cell[c]),
                     Place::Home | Place::Foundation(_) => {}
                 }
             }
@@ -119,7 +149,9 @@ impl Hashes {
         while touched != 0 {
             let i = touched.trailing_zeros() as usize;
             touched &= touched - 1;
-            self.zobrist[i] = zobrist(t, now.column(i), 0, 0);
+            if !incremental {
+                self.zobrist[i] = zobrist(t, now.column(i), 0, 0);
+            }
             let term = mix(self.zobrist[i]);
             self.fingerprint = self.fingerprint.wrapping_sub(self.term[i]).wrapping_add(term);
             self.term[i] = term;
@@ -769,7 +801,10 @@ mod tests {
                 let mut played = vec![s.play(m)];
                 s.autoplay_after(rules, m, &mut played);
                 assert_eq!(s.fingerprint_after(&before, &h, &played), s.fingerprint(rules), "{m}");
-                assert_eq!(h.after(&s, &played).fingerprint, s.fingerprint(rules), "{m}");
+                let mut after = h.after(&s, &played);
+                assert_eq!(after, s.hashes(rules), "{m}");
+                after.retreat(&before, &played);
+                assert_eq!(after, h, "{m}");
                 let mut back = s.clone();
                 for &p in played.iter().rev() {
                     back.undo(p);

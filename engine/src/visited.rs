@@ -120,12 +120,19 @@ impl FingerprintSet {
         true
     }
 
-    /// Reads the slot where a search for `fp` starts, so that its cache line is on its
-    /// way before `contains` needs it: loads for several fingerprints issued one after
-    /// another overlap their trips to memory, where a probe after each would wait for each.
+    /// Asks for the cache line where a search for `fp` starts, without waiting for it:
+    /// issued as soon as a child's fingerprint is known, the trip to memory overlaps
+    /// the work on the children after it, where a probe would wait for each in turn.
     #[inline]
-    pub fn warm(&self, fp: u128) -> u128 {
-        self.slots[Self::home(fp, self.capacity)]
+    pub fn prefetch(&self, fp: u128) {
+        let slot: *const u128 = &self.slots[Self::home(fp, self.capacity)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint; it never faults, and `slot` is in bounds.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
     }
 
     pub fn contains(&self, fp: u128) -> bool {

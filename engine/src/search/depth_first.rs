@@ -374,6 +374,7 @@ fn push_frame(
         played.push(child.play(m));
         child.autoplay_after(rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
+        seen.prefetch(child_fp);
         let shake = match how.shake_seed {
             0 => 0,
             seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
@@ -383,11 +384,9 @@ fn push_frame(
             child.undo(p);
         }
     }
-    // Positions already seen are dropped only now, all the store's lines having been
-    // asked for at once: in a store of millions those reads are trips to memory, and
-    // one after another they would each be waited for.
-    let warmed = keyed.iter().fold(0u128, |x, k| x ^ seen.warm(k.3));
-    std::hint::black_box(warmed);
+    // Positions already seen are dropped only now, each store line having been asked
+    // for as its fingerprint was made: in a store of millions those reads are trips to
+    // memory, and one after another they would each be waited for.
     keyed.retain(|k| !seen.contains(k.3));
     keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     let begin = moves.len() as u32;
