@@ -472,6 +472,15 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     help="Run the jobs recorded as unknown or error again (with these budgets) and replace their rows.",
 )
 @click.option(
+    "--escalate",
+    metavar="SECONDS",
+    type=_Checked("seconds", check_seconds, _number),
+    default=None,
+    help="After the sweep, run the jobs still without a verdict again with twice the time "
+    "budget, then twice that, and so on up to SECONDS a job, each round replacing their rows "
+    "(as --retry-unknown does). Like --escalate 600: every job gets 45 s, the hard few up to 600.",
+)
+@click.option(
     "--scheduler",
     metavar="ADDRESS",
     default=None,
@@ -506,6 +515,7 @@ def sweep(
     max_nodes,
     max_memory,
     retry_unknown,
+    escalate,
     scheduler,
     solutions,
     no_progress,
@@ -520,6 +530,79 @@ def sweep(
     skips what is done, so a killed sweep resumes where it stopped. With no options
     it decides deals 1..1000 at 4, 2 and 1 free cells: about 80 s on 2 cores.
     """
+    if escalate is not None and (not max_seconds or escalate <= max_seconds):
+        raise click.UsageError(
+            f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
+            "it is the most time a job may get in the last round"
+        )
+    seconds = max_seconds or None
+    while True:
+        plan, summary = _sweep_round(
+            deals,
+            cells,
+            out,
+            variant,
+            workers,
+            seconds,
+            max_nodes,
+            max_memory,
+            retry_unknown,
+            scheduler,
+            solutions,
+            no_progress,
+            log_file,
+            verbose,
+        )
+        unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
+        # A retry round that found nothing to run is the last; so is one that leaves no job
+        # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
+        done = (retry_unknown and not summary.ran) or (not unknown and not summary.only_run_now)
+        if summary.interrupted or escalate is None or seconds is None or seconds >= escalate or done:
+            break
+        seconds, retry_unknown = min(2 * seconds, escalate), True
+        click.echo(f"Escalating: the jobs without a verdict run again with {seconds:g} s each (up to {escalate:g}).")
+    unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
+    if unknown and not summary.interrupted:
+        ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
+        retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
+        if variant != "freecell":
+            retry += ["--variant", variant]
+        if scheduler is not None and scheduler != "local":
+            retry += ["--scheduler", scheduler]
+        longer = max(300.0, 4 * (seconds or 0))
+        retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
+        click.echo(
+            f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
+            f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
+            + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
+        )
+    if summary.interrupted:
+        finished = (
+            "no job had finished"
+            if not summary.ran
+            else (f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
+        )
+        click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
+        sys.exit(130)
+
+
+def _sweep_round(
+    deals,
+    cells,
+    out,
+    variant,
+    workers,
+    max_seconds,
+    max_nodes,
+    max_memory,
+    retry_unknown,
+    scheduler,
+    solutions,
+    no_progress,
+    log_file,
+    verbose,
+):
+    """Plans and runs one sweep (or one round of --escalate) and prints its summary."""
     from .progress_bar import ProgressBar
     from .sweep import plan_sweep
 
@@ -529,7 +612,7 @@ def sweep(
         out,
         variant=variant,
         workers=workers,
-        max_seconds=max_seconds or None,
+        max_seconds=max_seconds,
         max_nodes=max_nodes,
         max_memory=max_memory,
         retry_unknown=retry_unknown,
@@ -574,29 +657,7 @@ def sweep(
             "their jobs have no rows yet: run the same command again to retry them.",
             err=True,
         )
-    unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
-    if unknown and not summary.interrupted:
-        ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
-        retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
-        if variant != "freecell":
-            retry += ["--variant", variant]
-        if scheduler is not None and scheduler != "local":
-            retry += ["--scheduler", scheduler]
-        longer = max(300.0, 4 * (max_seconds or 0))
-        retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
-        click.echo(
-            f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
-            f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
-            + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
-        )
-    if summary.interrupted:
-        finished = (
-            "no job had finished"
-            if not summary.ran
-            else (f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
-        )
-        click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
-        sys.exit(130)
+    return plan, summary
 
 
 @cli.command(context_settings=CONTEXT)

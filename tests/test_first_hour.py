@@ -29,6 +29,8 @@ def test_no_command_prints_the_plain_help(run_cli):
         (["solve", "--max-seconds", "5", "-5"], "deal number -5 is out of range"),
         (["lookup", "-5"], "deal number -5 is out of range"),
         (["deal", "-5"], "deal number -5 is out of range"),
+        (["sweep", "--escalate", "30"], "--escalate 30 must be above --max-seconds (45)"),
+        (["sweep", "--max-seconds", "0", "--escalate", "30"], "--escalate 30 must be above --max-seconds (no limit)"),
     ],
 )
 def test_messages_say_what_is_wrong(run_cli, args, message):
@@ -80,6 +82,25 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
     result = run_cli("sweep", "-d", "1-20", "--variant", "seahaven", "--max-nodes", "300", "-o", out, "--no-progress")
     assert result.exit_code == 0, result.output
     assert f"fcanalyze sweep --deals 1-20 --cells 4,3,2 --out {out} --variant seahaven --retry-unknown" in result.stdout
+
+
+def test_escalate_runs_the_undecided_jobs_again_with_doubling_budgets(run_cli, tmp_path):
+    # Deal 144 with 1 cell is won after some 170,000 positions (about a fifth of a second):
+    # no search wins it in 0.01 s, and the rounds double the budget until one does.
+    out = tmp_path / "e"
+    result = run_cli(
+        "sweep", "-d", "144", "-k", "1", "--max-seconds", "0.01", "--escalate", "60", "-o", out, "--no-progress"
+    )
+    assert result.exit_code == 0, result.output
+    rounds = result.stdout.count("Escalating: the jobs without a verdict run again with ")
+    assert "run again with 0.02 s each (up to 60)" in result.stdout and 2 <= rounds < 13
+    assert "without a verdict (a budget ran out" not in result.stdout
+    from fcanalyze.store import read_dataset
+
+    rows = read_dataset(out).to_pandas()
+    assert len(rows) == 1 and rows.status[0] == "solved" and rows.verified[0]
+    # The row says what budget decided it: the last round's.
+    assert f"max_seconds={0.01 * 2**rounds:g}" in rows.budgets[0]
 
 
 class _Bar:
