@@ -537,22 +537,7 @@ def sweep(
         )
     seconds = max_seconds or None
     while True:
-        plan, summary = _sweep_round(
-            deals,
-            cells,
-            out,
-            variant,
-            workers,
-            seconds,
-            max_nodes,
-            max_memory,
-            retry_unknown,
-            scheduler,
-            solutions,
-            no_progress,
-            log_file,
-            verbose,
-        )
+        plan, summary = _sweep_round(click.get_current_context().params, seconds, retry_unknown)
         unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
         # A retry round that found nothing to run is the last; so is one that leaves no job
         # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
@@ -561,7 +546,6 @@ def sweep(
             break
         seconds, retry_unknown = min(2 * seconds, escalate), True
         click.echo(f"Escalating: the jobs without a verdict run again with {seconds:g} s each (up to {escalate:g}).")
-    unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
     if unknown and not summary.interrupted:
         ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
         retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
@@ -586,46 +570,33 @@ def sweep(
         sys.exit(130)
 
 
-def _sweep_round(
-    deals,
-    cells,
-    out,
-    variant,
-    workers,
-    max_seconds,
-    max_nodes,
-    max_memory,
-    retry_unknown,
-    scheduler,
-    solutions,
-    no_progress,
-    log_file,
-    verbose,
-):
-    """Plans and runs one sweep (or one round of --escalate) and prints its summary."""
+def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
+    """Plans and runs one sweep (or one round of --escalate) with the command's `options`
+    but these two, and prints its summary."""
     from .progress_bar import ProgressBar
     from .sweep import plan_sweep
 
+    out = options["out"]
     plan = plan_sweep(
-        deals,
-        cells,
+        options["deals"],
+        options["cells"],
         out,
-        variant=variant,
-        workers=workers,
+        variant=options["variant"],
+        workers=options["workers"],
         max_seconds=max_seconds,
-        max_nodes=max_nodes,
-        max_memory=max_memory,
+        max_nodes=options["max_nodes"],
+        max_memory=options["max_memory"],
         retry_unknown=retry_unknown,
-        progress=None if no_progress else ProgressBar(),
-        scheduler=scheduler,
-        solutions=solutions,
+        progress=None if options["no_progress"] else ProgressBar(),
+        scheduler=options["scheduler"],
+        solutions=options["solutions"],
     )
     from . import logs
 
     if plan.why:
         click.echo(plan.why, err=True)
     try:
-        logs.setup(verbose, log_file)
+        logs.setup(options["verbose"], options["log_file"])
         summary = plan.run()
     finally:
         plan.close()
