@@ -107,43 +107,54 @@ impl Hashes {
         // leaving or joining a column toggles one key, and toggling the same keys takes
         // the word back: advancing and retreating make the same toggles. The heights
         // are those before `played`, followed move by move.
+        let incremental = played.iter().all(|p| p.m.count == 1);
         let mut lens = now.lens;
-        let mut incremental = true;
-        if direction > 0 {
+        if direction > 0 && incremental {
+            // Backwards from the end, so that no count dips below zero on the way.
             for p in played.iter().rev() {
-                incremental &= p.m.count == 1;
                 if let Place::Column(i) = p.m.from {
-                    lens[usize::from(i)] += p.m.count;
+                    lens[usize::from(i)] += 1;
                 }
                 if let Place::Column(i) = p.m.to {
-                    lens[usize::from(i)] -= p.m.count;
+                    lens[usize::from(i)] -= 1;
                 }
             }
-        } else {
-            incremental = played.iter().all(|p| p.m.count == 1);
         }
+        // A card's cell word is added when it enters a cell going forward, or leaves one
+        // going back, and taken away otherwise.
+        let cell = |fp: u128, c: usize, entering: bool| {
+            if entering == (direction > 0) {
+                fp.wrapping_add(t.cell[c])
+            } else {
+                fp.wrapping_sub(t.cell[c])
+            }
+        };
         for p in played {
             let c = usize::from(p.card.index());
-            for (place, sign) in [(p.m.from, -direction), (p.m.to, direction)] {
-                match place {
-                    Place::Column(i) => {
-                        let i = usize::from(i);
-                        touched |= 1 << i;
-                        if incremental {
-                            // Leaving, the card was at the column's top; joining, it becomes it.
-                            let height = if place == p.m.from { lens[i] - 1 } else { lens[i] };
-                            self.zobrist[i] ^= t.column[usize::from(height)][c];
-                            if place == p.m.from {
-                                lens[i] -= 1;
-                            } else {
-                                lens[i] += 1;
-                            }
-                        }
+            match p.m.from {
+                Place::Column(i) => {
+                    let i = usize::from(i);
+                    touched |= 1 << i;
+                    if incremental {
+                        // It was the column's top card.
+                        lens[i] -= 1;
+                        self.zobrist[i] ^= t.column[usize::from(lens[i])][c];
                     }
-                    Place::Cell(_) if sign < 0 => self.fingerprint = self.fingerprint.wrapping_sub(t.cell[c]),
-                    Place::Cell(_) => self.fingerprint = self.fingerprint.wrapping_add(t.cell[c]),
-                    Place::Home | Place::Foundation(_) => {}
                 }
+                Place::Cell(_) => self.fingerprint = cell(self.fingerprint, c, false),
+                Place::Home | Place::Foundation(_) => {}
+            }
+            match p.m.to {
+                Place::Column(i) => {
+                    let i = usize::from(i);
+                    touched |= 1 << i;
+                    if incremental {
+                        self.zobrist[i] ^= t.column[usize::from(lens[i])][c];
+                        lens[i] += 1;
+                    }
+                }
+                Place::Cell(_) => self.fingerprint = cell(self.fingerprint, c, true),
+                Place::Home | Place::Foundation(_) => {}
             }
         }
         while touched != 0 {
