@@ -535,9 +535,9 @@ def sweep(
             f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
             "it is the most time a job may get in the last round"
         )
-    seconds = max_seconds or None
+    seconds, options = max_seconds or None, click.get_current_context().params
     while True:
-        plan, summary = _sweep_round(click.get_current_context().params, seconds, retry_unknown)
+        plan, summary = _sweep_round(options, seconds, retry_unknown)
         unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
         # A retry round that found nothing to run is the last; so is one that leaves no job
         # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
