@@ -135,6 +135,23 @@ impl FingerprintSet {
         let _ = slot;
     }
 
+    /// Makes room for `more` insertions by `insert_reserved`, growing now if need be.
+    pub fn reserve(&mut self, more: usize) -> Result<(), OutOfMemory> {
+        while (self.len + more) * 8 > self.capacity * 7 {
+            self.grow()?;
+        }
+        Ok(())
+    }
+
+    /// Adds `fp` without growing, into room made by `reserve`; true if it was new. It
+    /// cannot fail: were the room short, the table would only be fuller (and the
+    /// overflow list catches a probe that runs off the end), never wrong.
+    #[inline]
+    pub fn insert_reserved(&mut self, fp: u128) -> bool {
+        debug_assert!((self.len + 1) * 8 <= self.capacity * 7, "insert_reserved without reserve");
+        self.place(if fp == EMPTY { 1 } else { fp })
+    }
+
     pub fn contains(&self, fp: u128) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
         for &slot in &self.slots[Self::home(fp, self.capacity)..] {
@@ -228,6 +245,35 @@ mod tests {
         assert!(!set.contains(key(100_001)));
         assert_eq!(set.len(), 100_000);
         assert!(set.bytes() <= 16 * (131_072 + TAIL));
+    }
+
+    #[test]
+    fn inserts_into_reserved_room_are_remembered_and_reserving_stops_at_the_budget() {
+        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
+        let mut set = FingerprintSet::new(1 << 30);
+        // As the depth-first pass uses them: room for a level's moves, then the moves,
+        // some of them seen before.
+        for level in 0..2_000u128 {
+            set.reserve(256).unwrap();
+            let capacity = set.capacity;
+            for i in 0..200u128 {
+                let fp = key(level * 150 + i);
+                assert_eq!(set.insert_reserved(fp), i >= 50 || level == 0, "{level} {i}");
+            }
+            assert_eq!(set.capacity, capacity, "no growth inside reserved room");
+        }
+        assert_eq!(set.len(), 1999 * 150 + 200);
+        assert!((0..1999 * 150 + 200).all(|i| set.contains(key(i))));
+        assert!(!set.contains(key(1999 * 150 + 200)));
+        // A reservation the budget cannot hold is refused, and the set is as it was.
+        let mut small = FingerprintSet::new(200_000);
+        let mut i = 0;
+        while small.reserve(256).is_ok() {
+            small.insert_reserved(key(i));
+            i += 1;
+        }
+        assert_eq!(small.len(), i as usize);
+        assert!((0..i).all(|j| small.contains(key(j))) && small.peak_bytes() <= 200_000);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::moves::{generate, home_moves, play_moves};
 use crate::position::{fmix64, Hashes, Move, Place, Played, Position};
 use crate::variant::Variant;
-use crate::visited::{FingerprintSet, OutOfMemory};
+use crate::visited::FingerprintSet;
 
 use super::best_first::PORTFOLIO;
 use super::meter::{Meter, CHECK_EVERY};
@@ -187,7 +187,7 @@ impl DepthFirstSearch {
             scratch,
         };
         let s = &mut search;
-        push_frame(&s.state, &s.context, &s.seen, rules, how, &[], 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        push_frame(&s.state, &s.context, &mut s.seen, rules, how, &[], 0, &mut s.moves, &mut s.frames, &mut s.scratch);
         search
     }
 
@@ -279,13 +279,11 @@ impl DepthFirstSearch {
             // paths of a million levels hold some fifteen million untried moves.
             let mut hashes = self.context.0;
             hashes.advance(&self.state, &self.played[mark..]);
-            match self.seen.insert(hashes.fingerprint) {
-                Ok(true) => {}
-                Ok(false) => {
-                    undo_to(&mut self.state, &mut self.played, mark);
-                    continue;
-                }
-                Err(OutOfMemory) => return Some(self.out_of_memory(mark, meter)),
+            // The child is in the store already: its parent put it there on generating it
+            // (push_frame). Room for the child's own children is made now, while a refusal
+            // leaves the pass as it was.
+            if self.seen.reserve(MAX_LEVEL_MOVES).is_err() {
+                return Some(self.out_of_memory(mark, meter));
             }
             if self.state.is_won() {
                 return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
@@ -313,7 +311,7 @@ impl DepthFirstSearch {
             push_frame(
                 &self.state,
                 &self.context,
-                &self.seen,
+                &mut self.seen,
                 rules,
                 how,
                 &self.played[mark..],
@@ -336,13 +334,19 @@ fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
 
 /// Generates the moves from `state`, most promising first, onto the moves stack.
 /// Moves are tried in the order of the positions they lead to, best score first.
-/// Positions already seen are left out: the search would turn back from them anyway.
+/// Positions already seen are left out; the new ones are stored at once, so a position
+/// is stored when it is first generated, and expanded later by the frame that stored
+/// it (a frame is dropped only when all its moves are tried, or when the pass ends).
+/// Storing on generation rather than on expansion saves a second trip to the store
+/// for every move tried, and the search never plays a move into a position that a
+/// sibling's subtree has reached meanwhile; docs/correctness.md ("Stored when first
+/// generated") argues that it still expands every position it can reach.
 /// `into` are the moves into `state`, which `leave_card_just_moved` looks at.
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &Position,
     (hashes, scorer): &(Hashes, ChildScorer),
-    seen: &FingerprintSet,
+    seen: &mut FingerprintSet,
     rules: &Variant,
     how: DepthFirst,
     into: &[Played],
@@ -384,10 +388,11 @@ fn push_frame(
             child.undo(p);
         }
     }
-    // Positions already seen are dropped only now, each store line having been asked
-    // for as its fingerprint was made: in a store of millions those reads are trips to
-    // memory, and one after another they would each be waited for.
-    keyed.retain(|k| !seen.contains(k.3));
+    // Positions already seen are dropped, and new ones stored, only now, each store
+    // line having been asked for as its fingerprint was made: in a store of millions
+    // those reads are trips to memory, and one after another they would each be waited
+    // for. The caller has made room for them (`reserve`).
+    keyed.retain(|k| seen.insert_reserved(k.3));
     keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     let begin = moves.len() as u32;
     moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
