@@ -112,8 +112,8 @@ def solve(
     and EngineError if the engine's solution ever failed the referee (a bug, never
     a result).
 
-    >>> fcanalyze.solve(1, cells=3).moves
-    100
+    >>> fcanalyze.solve(1, cells=3).status
+    'solved'
     """
     rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
     if cells is not None and rules.cells != cells:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import pytest
@@ -59,10 +60,13 @@ def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
     sol = tmp_path / "1c3.sol"
     solved = run_cli("solve", "1", "--cells", "3", "--solution-out", sol)
     assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
-    assert run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout.endswith(
-        "OK: wins in 100 moves (89 single-card, 11 multi-card); 156 single-card moves with sequence moves expanded;"
-        " score 660\n"
-    )
+    # verify must count the written line as solve did: its moves, single-card moves and score.
+    counts = re.search(r"moves: (\d+) \((\d+) single-card moves\), score (\d+)", solved.stdout)
+    assert counts, solved.stdout
+    moves, single, score = counts.groups()
+    verified = run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout
+    assert verified.startswith("deal 1 (freecell, 3 free cells): OK: wins in " + moves + " moves ("), verified
+    assert verified.endswith(f"; {single} single-card moves with sequence moves expanded; score {score}\n"), verified
     piped = run_cli("solve", "1", "--solution-out", "-")
     assert piped.exit_code == 0 and "SOLVED" not in piped.stdout
     assert run_cli("verify", "--deal", "1", "-", input=piped.stdout).exit_code == 0
