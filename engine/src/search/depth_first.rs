@@ -370,7 +370,6 @@ fn push_frame(
             leave_card_just_moved(generated, into);
         }
     }
-    let w = how.weights;
     child.clone_from(state);
     keyed.clear();
     for &m in generated.iter() {
@@ -379,11 +378,7 @@ fn push_frame(
         child.autoplay_after(rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         seen.prefetch(child_fp);
-        let shake = match how.shake_seed {
-            0 => 0,
-            seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
-        };
-        keyed.push((scorer.score(child, played, rules, &w) + shake, priority(state, m), m, child_fp));
+        keyed.push((0, (0, 0), m, child_fp));
         for &p in played.iter().rev() {
             child.undo(p);
         }
@@ -393,7 +388,26 @@ fn push_frame(
     // those reads are trips to memory, and one after another they would each be waited
     // for. The caller has made room for them (`reserve`).
     keyed.retain(|k| seen.insert_reserved(k.3));
-    keyed.sort_by_key(|&(s, p, _, _)| (s, p));
+    // Only the new positions are scored, each played again: in a large proof a position
+    // has about one new child for several seen ones, and one child needs no order.
+    if keyed.len() > 1 {
+        let w = how.weights;
+        for k in keyed.iter_mut() {
+            let m = k.2;
+            played.clear();
+            played.push(child.play(m));
+            child.autoplay_after(rules, m, played);
+            let shake = match how.shake_seed {
+                0 => 0,
+                seed => (fmix64(k.3 as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
+            };
+            (k.0, k.1) = (scorer.score(child, played, rules, &w) + shake, priority(state, m));
+            for &p in played.iter().rev() {
+                child.undo(p);
+            }
+        }
+        keyed.sort_by_key(|&(s, p, _, _)| (s, p));
+    }
     let begin = moves.len() as u32;
     moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
     frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
