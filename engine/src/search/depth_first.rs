@@ -302,8 +302,11 @@ impl DepthFirstSearch {
             if meter.nodes.is_multiple_of(CHECK_EVERY) {
                 // The store must grow within what the path leaves of the budget.
                 self.seen.set_others(self.path_bytes());
-                if let Some(limit) = meter.memory(self.bytes()) {
-                    return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
+                if meter.memory(self.bytes()).is_some() {
+                    // Like every other memory exit, this one puts the move back, so that a
+                    // pass given more memory (`settle`) tries it again: the child is
+                    // stored, and only trying its move expands it.
+                    return Some(self.out_of_memory(mark, meter));
                 }
             }
             self.context.0 = hashes;
