@@ -274,17 +274,8 @@ impl DepthFirstSearch {
             if indices_full || (growth > 0 && self.bytes() + growth > self.seen.max_bytes()) {
                 return Some(self.out_of_memory(mark, meter));
             }
-            // The child's hashes follow from its parent's; computing its fingerprint here
-            // rather than keeping it with each untried move saves 27 bytes a move, and
-            // paths of a million levels hold some fifteen million untried moves.
-            let mut hashes = self.context.0;
-            hashes.advance(&self.state, &self.played[mark..]);
             // The child is in the store already: its parent put it there on generating it
-            // (push_frame). Room for the child's own children is made now, while a refusal
-            // leaves the pass as it was.
-            if self.seen.reserve(MAX_LEVEL_MOVES).is_err() {
-                return Some(self.out_of_memory(mark, meter));
-            }
+            // (push_frame), so it is not looked up again.
             if self.state.is_won() {
                 return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
             }
@@ -309,7 +300,14 @@ impl DepthFirstSearch {
                     return Some(self.out_of_memory(mark, meter));
                 }
             }
-            self.context.0 = hashes;
+            // Room for the child's own children, made before they are generated: a refusal
+            // leaves the pass as it was.
+            if self.seen.reserve(MAX_LEVEL_MOVES).is_err() {
+                return Some(self.out_of_memory(mark, meter));
+            }
+            // The context follows the path only now that the child is expanded: every exit
+            // above leaves it the parent's, as `out_of_memory` needs.
+            self.context.0.advance(&self.state, &self.played[mark..]);
             self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
             push_frame(
                 &self.state,
