@@ -241,13 +241,15 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
     // change a verdict. Small thresholds bring every phase up in small searches.
     let schedules = [
         // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later.
-        Schedule { late_join_states: 5, best_first_states: 20, hard_after_nodes: 300 },
+        Schedule { late_join_states: 5, best_first_states: 20, hard_after_nodes: 300, burst_after_nodes: u64::MAX },
         // Rests and never wakes.
-        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: u64::MAX },
+        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: u64::MAX, burst_after_nodes: u64::MAX },
         // Hard from the start: never rests.
-        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0 },
+        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0, burst_after_nodes: u64::MAX },
         // Due to rest before the exhaustive pass has joined: it waits for it.
-        Schedule { late_join_states: 1_000, best_first_states: 20, hard_after_nodes: u64::MAX },
+        Schedule { late_join_states: 1_000, best_first_states: 20, hard_after_nodes: u64::MAX, burst_after_nodes: 0 },
+        // With few cells, a burst of the larger share before resting, then waking.
+        Schedule { late_join_states: 5, best_first_states: 200, hard_after_nodes: 600, burst_after_nodes: 100 },
     ];
     let variants = [
         Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
