@@ -1,16 +1,20 @@
 """The tail of a sweep: its slowest jobs and its move counts per cell count, to compare engines by.
 
-    python scripts/sweep_tail.py DATASET [--top 20]
+    python scripts/sweep_tail.py DATASET [--top 20] [--before OLD_DATASET]
 
 DATASET is a sweep's directory or one Parquet file of its rows. Prints, per cell
 count, the engine time, the verdicts, how many jobs were settled by a proof with more
 cells, and the mean, p99 and largest solution lengths (a sequence move counting as
 one); then the slowest jobs with their time, nodes, stored positions and peak memory.
+With --before, the slowest jobs of either sweep are listed as a Markdown table, each
+beside the same job in OLD_DATASET (another engine's sweep of the same jobs).
 """
 
 from __future__ import annotations
 
 import argparse
+
+import pandas as pd
 
 from fcanalyze.store import read_dataset
 
@@ -19,8 +23,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset")
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--before", metavar="OLD_DATASET", help="list the slowest jobs beside their rows in this sweep")
     args = parser.parse_args()
     frame = read_dataset(args.dataset).to_pandas()
+    if args.before:
+        print_side_by_side(read_dataset(args.before).to_pandas(), frame, args.top)
+        return
 
     print(
         f"{'cells':>5} {'jobs':>7} {'solved':>7} {'unsolv.':>7} {'implied':>7} {'unknown':>7} "
@@ -49,6 +57,35 @@ def main() -> None:
             f"{r.deal:>6} {r.cells:>5} {r.status + limit:>10} {r.seconds:>8.2f} {r.nodes:>12,.0f} "
             f"{r.states:>12,.0f} {r.peak_memory / 2**20:>8.0f} {moves:>6}"
         )
+
+
+def print_side_by_side(before: pd.DataFrame, after: pd.DataFrame, top: int) -> None:
+    """The `top` slowest jobs of either sweep, slowest now first, as Markdown rows."""
+    key = ["deal", "cells"]
+    figures = ["status", "limit", "seconds", "nodes", "states", "peak_memory"]
+    both = after[key + figures].merge(before[key + figures], on=key, how="outer", suffixes=("", "_before"))
+    slow = both.nlargest(top, "seconds")
+    slow = pd.concat([slow, both.nlargest(top, "seconds_before")]).drop_duplicates(key)
+    slow = slow.sort_values(["seconds", "seconds_before"], ascending=False)
+
+    def cells(r, suffix: str) -> str:
+        status = getattr(r, "status" + suffix)
+        if not isinstance(status, str):
+            return "- | - | - | - | -"
+        limit = getattr(r, "limit" + suffix)
+        verdict = f"{status} ({limit})" if isinstance(limit, str) else status
+        figures = [getattr(r, name + suffix) for name in ("seconds", "nodes", "states", "peak_memory")]
+        if any(f != f for f in figures):  # settled without a search: no figures
+            return f"{verdict} | - | - | - | -"
+        seconds, nodes, states, peak = figures
+        return f"{verdict} | {seconds:.2f} | {nodes:,.0f} | {states:,.0f} | {peak / 2**20:.0f}"
+
+    print(
+        "| deal | cells | before: verdict | s | nodes | states | peak MiB | now: verdict | s | nodes | states | peak MiB |"
+    )
+    print("|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    for r in slow.itertuples():
+        print(f"| {r.deal} | {r.cells} | {cells(r, '_before')} | {cells(r, '')} |")
 
 
 if __name__ == "__main__":

@@ -261,3 +261,40 @@ def test_the_same_job_in_two_datasets_is_refused(dataset, run_cli):
     result = run_cli("report", dataset, dataset)
     assert result.exit_code == 2
     assert "is in more than one of" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_the_tail_script_sets_the_slowest_jobs_beside_the_same_jobs_of_another_sweep(dataset, tmp_path):
+    """scripts/sweep_tail.py --before: the slowest jobs of either sweep, each beside the
+    same job's row in the other, with the verdicts and figures the rows hold."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # The other sweep: the same jobs of deals 1..20 with 1 cell, searched again.
+    again = sweep("1-20", cells="1", out=tmp_path / "again", workers=1)
+    script = Path(__file__).parents[1] / "scripts" / "sweep_tail.py"
+    out = subprocess.run(
+        [sys.executable, str(script), str(dataset), "--before", str(again), "--top", "5"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = [line for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert 5 <= len(lines) <= 10
+    now = read_dataset(dataset).to_pandas().set_index(["deal", "cells"])
+    before = read_dataset(again).to_pandas().set_index(["deal", "cells"])
+    slowest = now["seconds"].nlargest(5).index
+    listed = []
+    for line in lines:
+        deal, cells, before_verdict, *rest = [c.strip() for c in line.strip("|").split("|")]
+        key = (int(deal), int(cells))
+        listed.append(key)
+        now_verdict = rest[4]
+        assert now_verdict.split()[0] == now.loc[key, "status"]
+        if key in before.index:
+            assert before_verdict.split()[0] == before.loc[key, "status"]
+            # A job decided in both sweeps gets the same verdict.
+            assert before_verdict == now_verdict or "unknown" in before_verdict + now_verdict
+        else:
+            assert before_verdict == "-"
+    assert set(slowest) <= set(listed)
