@@ -33,15 +33,15 @@ const DEPTH_FIRST_STEPS: usize = 6;
 /// best-first's time is mostly spent in vain: the exhaustive pass has 90% of the time.
 /// (On the 1,589 searched 1-cell jobs of deals 1..2000: 184 s, against 198 s with 6.)
 const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
-/// Node expansions after which a job with at most one free cell gives best-first the
-/// larger share (DEPTH_FIRST_STEPS) until it has stored BEST_FIRST_STATES and rests.
-/// Most lost jobs are proved before this, and pay nothing; the deep wins that
-/// best-first finds in a few million positions no longer wait for HARD_AFTER_NODES.
-/// Measured side by side (one build per core): 15 one-cell wins of 7 to 53 s in the
-/// full table, 228 s became 156 s (six of them from 6-9 s to about 2 s, 11744 and
-/// 13167 from 32 and 25 s to 6 and 4 s); the 1,589 searched 1-cell jobs of deals
-/// 1..2000, 197 s became 190 s, where a lost job of 2 to 35 million positions pays up
-/// to 15% (1564: 23 s became 27 s).
+/// Node expansions after which a job with at most one free cell has a burst of
+/// best-first: its first strategy alone, with the larger share (DEPTH_FIRST_STEPS),
+/// until best-first has stored BEST_FIRST_STATES and rests. Most lost jobs are proved
+/// before this, and pay nothing; the deep wins that the first strategy finds in a few
+/// million positions no longer wait for HARD_AFTER_NODES. Measured side by side (one
+/// build per core) on 15 one-cell wins of 6 to 53 s in the full table: 228 s became 156
+/// s with all strategies in the burst, and 185 s became 111 s with the first alone
+/// (12284 from 45 to 12 s, 13599 from 33 to 5 s). The first alone also costs 12 lost
+/// jobs of 4 to 13 million positions 73 s where all three cost 96 s.
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 2_000_000;
 /// Positions the first two best-first strategies store before the third strategy and
 /// the exhaustive pass join them: most deals that reach this pass are won or proved
@@ -104,7 +104,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let mut depth_first_steps = if few_cells { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
     // Best-first rests, keeping what it stored, from best_first_states until the job is
     // hard; with few cells it first has a burst of the larger share (burst_after_nodes).
-    let (mut resting, mut hard, mut burst) = (false, false, !few_cells);
+    let (mut resting, mut hard, mut burst) = (false, false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
         if let Some(search) = exhaustive.as_mut() {
@@ -134,7 +134,10 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             }
         }
         let mut k = 0;
-        while k < frontiers.len() && !resting {
+        // In a burst only the first strategy runs: it finds nearly all the wins the burst
+        // is for, and alone it reaches them sooner and costs the proof less.
+        let running = if burst && !hard { 1 } else { usize::MAX };
+        while k < frontiers.len().min(running) && !resting {
             match frontiers[k].step(rules, meter, &mut moves) {
                 Err(limit) => {
                     break 'search Pass::Settled(
@@ -193,7 +196,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 resting = true;
             }
         }
-        if !burst && meter.nodes >= schedule.burst_after_nodes {
+        if few_cells && !burst && meter.nodes >= schedule.burst_after_nodes {
             (burst, depth_first_steps) = (true, DEPTH_FIRST_STEPS);
         }
         if !hard && meter.nodes >= schedule.hard_after_nodes {
