@@ -326,6 +326,14 @@ impl DepthFirstSearch {
     }
 }
 
+/// Plays `m` and the safe foundation moves after it on `child`; `played` becomes what
+/// `undo_to(child, played, 0)` takes back.
+fn play_with_autoplay(child: &mut Position, rules: &Variant, m: Move, played: &mut Vec<Played>) {
+    played.clear();
+    played.push(child.play(m));
+    child.autoplay_after(rules, m, played);
+}
+
 fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
     while played.len() > len {
         let p = played.pop().unwrap_or_else(|| unreachable!());
@@ -374,15 +382,11 @@ fn push_frame(
     child.clone_from(state);
     keyed.clear();
     for &m in generated.iter() {
-        played.clear();
-        played.push(child.play(m));
-        child.autoplay_after(rules, m, played);
+        play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         seen.prefetch(child_fp);
         keyed.push((0, (0, 0), m, child_fp));
-        for &p in played.iter().rev() {
-            child.undo(p);
-        }
+        undo_to(child, played, 0);
     }
     // Positions already seen are dropped, and new ones stored, only now, each store
     // line having been asked for as its fingerprint was made: in a store of millions
@@ -395,17 +399,13 @@ fn push_frame(
         let w = how.weights;
         for k in keyed.iter_mut() {
             let m = k.2;
-            played.clear();
-            played.push(child.play(m));
-            child.autoplay_after(rules, m, played);
+            play_with_autoplay(child, rules, m, played);
             let shake = match how.shake_seed {
                 0 => 0,
                 seed => (fmix64(k.3 as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
             };
             (k.0, k.1) = (scorer.score(child, played, rules, &w) + shake, priority(state, m));
-            for &p in played.iter().rev() {
-                child.undo(p);
-            }
+            undo_to(child, played, 0);
         }
         keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     }

@@ -56,7 +56,8 @@ pub(crate) struct Schedule {
     pub(crate) late_join_states: usize,
     pub(crate) best_first_states: usize,
     pub(crate) hard_after_nodes: u64,
-    /// With at most one cell: when best-first gets its larger share until it rests.
+    /// With at most one cell: when best-first's first strategy alone gets the larger
+    /// share, until best-first rests (BEST_FIRST_BURST_AFTER_NODES).
     pub(crate) burst_after_nodes: u64,
 }
 
