@@ -119,7 +119,7 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
     for pass in passes {
         let outcome = match pass {
             Some(how) => depth_first(&root, rules, &mut meter, how),
-            None => settle(&root, rules, &mut meter, Schedule::DEFAULT),
+            None => settle(&root, rules, &mut meter, Schedule::for_rules(rules)),
         };
         match outcome {
             Pass::Settled(status, path, stored) => {
