@@ -28,8 +28,11 @@ const HARD_AFTER_NODES: u64 = 40_000_000;
 /// woken at 30 million rather than 40, 17760 with 2 cells is won at 38.9 million nodes
 /// (36.5 s), not 48.9 million (42.8 s; unknown at 45 s in the full table), and 13705 at
 /// 33.0 million, not 43.0 (27.2 s, not 35.8). The two lost jobs past 30 million, and 267
-/// (won by the exhaustive pass at 36.9 million), pay the earlier share: 1 to 7 s each,
-/// measured side by side (165.8 s for the six, against 171.4 s).
+/// (won by the exhaustive pass at 36.9 million), pay the earlier share: 1 to 7 s each.
+/// Side by side, six 2-cell jobs of 25 to 49 million nodes took 165.8 s, against 171.4 s.
+/// (Measured on FreeCell; the other variants with two cells or more follow it.) With one
+/// cell, lost proofs of 30 to 45 million positions are common: woken at 35 million,
+/// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default.
 const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
