@@ -75,7 +75,7 @@ def print_side_by_side(before: pd.DataFrame, after: pd.DataFrame, top: int) -> N
         limit = getattr(r, "limit" + suffix)
         verdict = f"{status} ({limit})" if isinstance(limit, str) else status
         values = [getattr(r, name + suffix) for name in ("seconds", "nodes", "states", "peak_memory")]
-        if any(v != v for v in values):  # settled without a search: no figures
+        if any(pd.isna(v) for v in values):  # settled without a search: no figures
             return f"{verdict} | - | - | - | -"
         seconds, nodes, states, peak = values
         return f"{verdict} | {seconds:.2f} | {nodes:,.0f} | {states:,.0f} | {peak / 2**20:.0f}"

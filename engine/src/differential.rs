@@ -248,7 +248,8 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
         Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0, burst_after_nodes: u64::MAX },
         // Due to rest before the exhaustive pass has joined: it waits for it.
         Schedule { late_join_states: 1_000, best_first_states: 20, hard_after_nodes: u64::MAX, burst_after_nodes: 0 },
-        // With few cells, a burst of the larger share before resting, then waking.
+        // A burst of the larger share before resting, then waking (the product gives one
+        // only to jobs with at most one cell; here every variant has it).
         Schedule { late_join_states: 5, best_first_states: 200, hard_after_nodes: 600, burst_after_nodes: 100 },
     ];
     let variants = [

@@ -67,8 +67,9 @@ pub(crate) struct Schedule {
     pub(crate) late_join_states: usize,
     pub(crate) best_first_states: usize,
     pub(crate) hard_after_nodes: u64,
-    /// With at most one cell: when best-first's first strategy alone gets the larger
-    /// share, until best-first rests (BEST_FIRST_BURST_AFTER_NODES).
+    /// When best-first's first strategy alone gets the larger share, until best-first
+    /// rests (BEST_FIRST_BURST_AFTER_NODES with at most one cell; never with more,
+    /// where best-first has the larger share from the start).
     pub(crate) burst_after_nodes: u64,
 }
 
@@ -80,13 +81,14 @@ impl Schedule {
         burst_after_nodes: BEST_FIRST_BURST_AFTER_NODES,
     };
 
-    /// The schedule a job under `rules` runs: with two cells or more, best-first wakes
-    /// sooner (HARD_AFTER_NODES_MORE_CELLS).
+    /// The schedule a job under `rules` runs: with at most one cell, a burst of
+    /// best-first; with two cells or more, no burst, and best-first wakes sooner
+    /// (HARD_AFTER_NODES_MORE_CELLS).
     pub(super) fn for_rules(rules: &Variant) -> Schedule {
-        if rules.cells >= 2 {
-            Schedule { hard_after_nodes: HARD_AFTER_NODES_MORE_CELLS, ..Schedule::DEFAULT }
-        } else {
+        if rules.cells <= 1 {
             Schedule::DEFAULT
+        } else {
+            Schedule { hard_after_nodes: HARD_AFTER_NODES_MORE_CELLS, burst_after_nodes: u64::MAX, ..Schedule::DEFAULT }
         }
     }
 }
@@ -122,10 +124,9 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
         f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
     };
-    let few_cells = rules.cells <= 1;
-    let mut depth_first_steps = if few_cells { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
+    let mut depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
     // Best-first rests, keeping what it stored, from best_first_states until the job is
-    // hard; with few cells it first has a burst of the larger share (burst_after_nodes).
+    // hard; it may first have a burst of the larger share (burst_after_nodes).
     let (mut resting, mut hard, mut burst) = (false, false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
@@ -218,7 +219,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 resting = true;
             }
         }
-        if few_cells && !burst && meter.nodes >= schedule.burst_after_nodes {
+        if !burst && meter.nodes >= schedule.burst_after_nodes {
             (burst, depth_first_steps) = (true, DEPTH_FIRST_STEPS);
         }
         if !hard && meter.nodes >= schedule.hard_after_nodes {
