@@ -1,6 +1,6 @@
 //! Solves deals given as text files for profiling: `cargo run --release --example profile_deals FILE...`
 //! (CELLS=k sets the free cells, TAKEBACK=1 plays the take-back rule, PER_DEAL=1 prints
-//! each deal's verdict, nodes and seconds).
+//! each deal's verdict, nodes and seconds, MAX_SECONDS=s gives each deal at most s seconds).
 use fcanalyze_engine::card::Card;
 use fcanalyze_engine::position::Position;
 use fcanalyze_engine::search::{solve, Budget};
@@ -10,6 +10,8 @@ fn main() {
     let cells = std::env::var("CELLS").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
     let takeback = std::env::var("TAKEBACK").is_ok_and(|v| v == "1");
     let per_deal_lines = std::env::var("PER_DEAL").is_ok_and(|v| v == "1");
+    let max_seconds = std::env::var("MAX_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(f64::INFINITY);
+    let budget = Budget { max_seconds, ..Budget::default() };
     let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
@@ -21,7 +23,7 @@ fn main() {
                 .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("card").index()).collect())
                 .collect();
             let s = Position::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
-            let out = solve(&s, &rules, Budget::default(), &mut || false);
+            let out = solve(&s, &rules, budget, &mut || false);
             if per_deal_lines {
                 println!("{} {:?} {} {:.3}", deals + 1, out.status, out.nodes, out.seconds);
             }

@@ -237,20 +237,51 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
 #[test]
 fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
     // Best-first joining, resting and waking (and the exhaustive pass's share changing
-    // when it wakes) only reorder the work of two complete searches: no schedule may
-    // change a verdict. Small thresholds bring every phase up in small searches.
+    // when it wakes) only reorder the work of two complete searches, and restarts only
+    // ever win: no schedule may change a verdict. Small thresholds bring every phase up in small searches.
     let schedules = [
-        // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later.
-        Schedule { late_join_states: 5, best_first_states: 20, hard_after_nodes: 300, burst_after_nodes: u64::MAX },
+        // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later;
+        // a restart node for every exhaustive one.
+        Schedule {
+            late_join_states: 5,
+            best_first_states: 20,
+            hard_after_nodes: 300,
+            burst_after_nodes: u64::MAX,
+            restart_every: 1,
+        },
         // Rests and never wakes.
-        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: u64::MAX, burst_after_nodes: u64::MAX },
-        // Hard from the start: never rests.
-        Schedule { late_join_states: 5, best_first_states: 1, hard_after_nodes: 0, burst_after_nodes: u64::MAX },
+        Schedule {
+            late_join_states: 5,
+            best_first_states: 1,
+            hard_after_nodes: u64::MAX,
+            burst_after_nodes: u64::MAX,
+            restart_every: 0,
+        },
+        // Hard from the start: never rests; a restart node for every 3 exhaustive ones.
+        Schedule {
+            late_join_states: 5,
+            best_first_states: 1,
+            hard_after_nodes: 0,
+            burst_after_nodes: u64::MAX,
+            restart_every: 3,
+        },
         // Due to rest before the exhaustive pass has joined: it waits for it.
-        Schedule { late_join_states: 1_000, best_first_states: 20, hard_after_nodes: u64::MAX, burst_after_nodes: 0 },
+        Schedule {
+            late_join_states: 1_000,
+            best_first_states: 20,
+            hard_after_nodes: u64::MAX,
+            burst_after_nodes: 0,
+            restart_every: 0,
+        },
         // A burst of the larger share before resting, then waking (the product gives one
-        // only to jobs with at most one cell; here every variant has it).
-        Schedule { late_join_states: 5, best_first_states: 200, hard_after_nodes: 600, burst_after_nodes: 100 },
+        // only to jobs with at most one cell; here every variant has it), and restarts.
+        Schedule {
+            late_join_states: 5,
+            best_first_states: 200,
+            hard_after_nodes: 600,
+            burst_after_nodes: 100,
+            restart_every: 24,
+        },
     ];
     let variants = [
         Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },

@@ -223,6 +223,21 @@ pub(crate) fn settle_pass(start: &Position, rules: &Variant, schedule: Schedule)
     (status, nodes)
 }
 
+/// Restart `n` alone from `start` after its safe foundation moves: its verdict (or
+/// None if it gave up) and, if it won, its moves from there.
+#[cfg(test)]
+pub(crate) fn restart_pass(start: &Position, rules: &Variant, n: u64) -> Option<(Status, Vec<Move>)> {
+    let mut found = None;
+    one_pass_to_the_end(start, rules, |root, meter| match depth_first(root, rules, meter, DepthFirst::restart(n)) {
+        Pass::Settled(status, path, stored) => {
+            found = Some((status, path.iter().map(|p| p.m).collect()));
+            (status, stored)
+        }
+        Pass::Undecided(stored) => (Status::Unknown(Limit::Nodes), stored),
+    });
+    found
+}
+
 /// Runs `pass` from `start` after its safe foundation moves, with the default budget.
 #[cfg(test)]
 fn one_pass_to_the_end(
@@ -331,6 +346,29 @@ mod tests {
         let out = solve(&s, &rules, Budget { max_seconds: f64::INFINITY, ..Budget::default() }, &mut stop);
         // Polled only every 100 ms: a search that ends sooner is not interrupted.
         assert!(matches!(out.status, Status::Unknown(Limit::Interrupted) | Status::Unsolvable));
+    }
+
+    #[test]
+    fn restarts_win_with_lines_that_replay_and_give_up_after_their_nodes() {
+        // Deal 1 with three cells: some restarts win, others give up; each is its own order.
+        let rules = Variant::FREECELL.with_cells(3);
+        let s = Position::new(&rules, &columns(MS1), &[None; 3], [0; 4]).unwrap();
+        let mut root = s.clone();
+        root.autoplay(&rules, &mut vec![]);
+        let (mut won, mut gave_up, mut lines) = (0, 0, std::collections::HashSet::new());
+        for n in 1..=40 {
+            match restart_pass(&s, &rules, n) {
+                Some((Status::Solved, line)) => {
+                    assert!(replays_to_a_win(&root, &rules, &line), "restart {n}");
+                    lines.insert(line);
+                    won += 1;
+                }
+                None => gave_up += 1,
+                Some((status, _)) => panic!("restart {n} settled deal 1 as {status:?}"),
+            }
+        }
+        assert!(won >= 3 && gave_up >= 3, "{won} won, {gave_up} gave up");
+        assert!(lines.len() >= 2, "the restarts' orders differ");
     }
 
     #[test]

@@ -54,6 +54,15 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// (12284 from 45 to 12 s, 13599 from 33 to 5 s). The first alone also costs 12 lost
 /// jobs of 4 to 13 million positions 73 s where all three cost 96 s.
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 2_000_000;
+/// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
+/// and for every RESTART_EVERY_FEW_CELLS with one cell or none, where three searched
+/// jobs in four are lost. Jobs with more cells reach this pass rarely, and get none.
+const RESTART_EVERY: usize = 6;
+const RESTART_EVERY_FEW_CELLS: usize = 24;
+/// The restarts' share of the memory budget, taken from the exhaustive pass's until
+/// that needs it all. One restart holds little: it gives up after at most
+/// 4,000 x 2^k nodes, k growing by one for every doubling of the restarts made.
+const RESTART_MEMORY_SHARE: usize = 16;
 /// Positions the first two best-first strategies store before the third strategy and
 /// the exhaustive pass join them: most deals that reach this pass are won or proved
 /// before that, and for them the others would only cost time.
@@ -71,6 +80,9 @@ pub(crate) struct Schedule {
     /// rests (BEST_FIRST_BURST_AFTER_NODES with at most one cell; never with more,
     /// where best-first has the larger share from the start).
     pub(crate) burst_after_nodes: u64,
+    /// One node of restarts (`DepthFirst::restart`) for every this many of the
+    /// exhaustive pass's; 0: no restarts.
+    pub(crate) restart_every: usize,
 }
 
 impl Schedule {
@@ -79,6 +91,7 @@ impl Schedule {
         best_first_states: BEST_FIRST_STATES,
         hard_after_nodes: HARD_AFTER_NODES,
         burst_after_nodes: BEST_FIRST_BURST_AFTER_NODES,
+        restart_every: RESTART_EVERY_FEW_CELLS,
     };
 
     /// The schedule a job under `rules` runs: with at most one cell, a burst of
@@ -88,7 +101,12 @@ impl Schedule {
         if rules.cells <= 1 {
             Schedule::DEFAULT
         } else {
-            Schedule { hard_after_nodes: HARD_AFTER_NODES_MORE_CELLS, burst_after_nodes: u64::MAX, ..Schedule::DEFAULT }
+            Schedule {
+                hard_after_nodes: HARD_AFTER_NODES_MORE_CELLS,
+                burst_after_nodes: u64::MAX,
+                restart_every: if rules.cells == 2 { RESTART_EVERY } else { 0 },
+                ..Schedule::DEFAULT
+            }
         }
     }
 }
@@ -109,6 +127,13 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     // all of it once best-first is done.
     let best_first_bytes = budget / 2;
     let per_strategy = best_first_bytes / PORTFOLIO.len();
+    // The restarts' share while they run (until the exhaustive pass needs it).
+    let mut restart_bytes = if schedule.restart_every > 0 { budget / RESTART_MEMORY_SHARE } else { 0 };
+    // Restart nodes due: the exhaustive pass's nodes since the last, in restart_every's.
+    let mut restart_due = 0usize;
+    let mut restart: Option<DepthFirstSearch> = None;
+    // Restarts made, the positions those that ended stored, and the most one held.
+    let (mut restarts, mut restarts_stored, mut restart_peak) = (0u64, 0usize, 0usize);
     let mut frontiers: Vec<Frontier> =
         PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
     let mut exhaustive: Option<DepthFirstSearch> = None;
@@ -120,9 +145,9 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
         best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
     };
     // An upper bound on the most held at once: each structure's own peak (its store's
-    // growth included), as if all had peaked together.
-    let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>| {
-        f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
+    // growth included), as if all had peaked together; `r` is the restarts' most.
+    let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>, r: usize| {
+        f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes) + r
     };
     let mut depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
     // Best-first rests, keeping what it stored, from best_first_states until the job is
@@ -130,18 +155,54 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let (mut resting, mut hard, mut burst) = (false, false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
+        if restart_bytes > 0 && restart_due >= schedule.restart_every {
+            let r = restart.get_or_insert_with(|| {
+                restarts += 1;
+                DepthFirstSearch::new(root, rules, DepthFirst::restart(restarts), restart_bytes)
+            });
+            for _ in 0..restart_due / schedule.restart_every {
+                match r.step(rules, meter) {
+                    None => {}
+                    Some(Pass::Settled(Status::Solved, path, _)) => {
+                        break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped))
+                    }
+                    Some(Pass::Settled(Status::Unknown(limit), ..)) if limit != Limit::Memory => {
+                        break 'search Pass::Settled(
+                            Status::Unknown(limit),
+                            vec![],
+                            stored(&frontiers, &exhaustive, dropped),
+                        )
+                    }
+                    // It gave up, or ran out of positions or of its memory (which proves
+                    // nothing here: the exhaustive pass proves): the next one starts.
+                    Some(_) => {
+                        (restarts_stored, restart_peak) =
+                            (restarts_stored + r.seen.len(), restart_peak.max(r.peak_bytes()));
+                        restart = None;
+                        break;
+                    }
+                }
+            }
+            restart_due %= schedule.restart_every;
+        }
         if let Some(search) = exhaustive.as_mut() {
             let steps = if frontiers.is_empty() || resting { CHECK_EVERY as usize } else { depth_first_steps };
+            restart_due += steps;
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
                     if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
                         && search.seen.max_bytes() < budget
                     {
                         // The proof needs the memory best-first holds (or held, if its
-                        // strategies have all ended): best-first ends here.
-                        meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+                        // strategies have all ended) and the restarts': both end here.
+                        meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
                         dropped = best_first_stored(&frontiers, dropped);
                         frontiers.clear();
+                        if let Some(r) = restart.take() {
+                            (restarts_stored, restart_peak) =
+                                (restarts_stored + r.seen.len(), restart_peak.max(r.peak_bytes()));
+                        }
+                        restart_bytes = 0;
                         if let Some(search) = exhaustive.as_mut() {
                             search.seen.set_max_bytes(budget);
                         }
@@ -178,7 +239,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                     break 'search Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, &exhaustive, dropped))
                 }
                 Ok(Step::Exhausted) | Ok(Step::OutOfMemory) => {
-                    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+                    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
                     dropped += frontiers.remove(k).seen.len();
                     continue;
                 }
@@ -193,8 +254,12 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
         {
             frontiers
                 .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
-            exhaustive =
-                Some(DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, meter, budget - best_first_bytes));
+            exhaustive = Some(DepthFirstSearch::new(
+                root,
+                rules,
+                DepthFirst::EXHAUSTIVE,
+                budget - best_first_bytes - restart_bytes,
+            ));
         }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
             for f in frontiers.iter_mut() {
@@ -204,12 +269,12 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 f.seen.set_others(others);
             }
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
-            meter.note_memory(peak_bytes(&frontiers, &exhaustive));
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
             if held > best_first_bytes {
                 dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
                 if let Some(search) = exhaustive.as_mut() {
-                    search.seen.set_max_bytes(budget);
+                    search.seen.set_max_bytes(budget - restart_bytes);
                 }
             } else if !hard
                 && exhaustive.is_some()
@@ -226,6 +291,16 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             (hard, resting, depth_first_steps) = (true, false, DEPTH_FIRST_STEPS);
         }
     };
-    meter.note_memory(peak_bytes(&frontiers, &exhaustive));
-    outcome
+    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
+    // What the restarts stored counts among the job's positions.
+    let restarts_stored = restarts_stored + restart.as_ref().map_or(0, |r| r.seen.len());
+    match outcome {
+        Pass::Settled(status, path, stored) => Pass::Settled(status, path, stored + restarts_stored),
+        Pass::Undecided(_) => unreachable!("the last pass settles"),
+    }
+}
+
+/// The most a restart has held: the one running, or `peak`, the most one that ended held.
+fn restart_held(restart: &Option<DepthFirstSearch>, peak: usize) -> usize {
+    restart.as_ref().map_or(0, DepthFirstSearch::peak_bytes).max(peak)
 }
