@@ -1,4 +1,4 @@
-//! Depth-first search: the quick passes that only find wins, and the exhaustive pass.
+//! Depth-first search: the quick passes and restarts that only find wins, and the exhaustive pass.
 
 use crate::moves::{generate, home_moves, play_moves};
 use crate::position::{fmix64, Hashes, Move, Place, Played, Position};

@@ -6,7 +6,9 @@
 //!    proves nothing.
 //! 2. Best-first searches side by side (one with every move, one that skips
 //!    run-breaking moves, a third later) up to a size bound, at which they rest; a job
-//!    that turns out hard wakes them with a larger share and a larger bound.
+//!    that turns out hard wakes them with a larger share and a larger bound. With two
+//!    cells or fewer, restarts run beside them: short depth-first tries, each in its
+//!    own shaken order, that only find wins.
 //! 3. A depth-first search over single-card moves (plus runs under the relaxed rule,
 //!    where they are real moves) that ends only with a win, exhaustion, or a budget.
 //!
@@ -15,8 +17,8 @@
 //! running out of positions has proved the deal lost.
 //!
 //! One file per part: `meter` (budgets), `score` (how positions are weighed),
-//! `depth_first` (the quick passes and the exhaustive one), `best_first` (the
-//! strategies side by side) and `settle` (the last pass, which runs both).
+//! `depth_first` (the quick passes, the restarts and the exhaustive one), `best_first`
+//! (the strategies side by side) and `settle` (the last pass, which runs them all).
 
 mod best_first;
 mod depth_first;
