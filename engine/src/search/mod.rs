@@ -374,6 +374,22 @@ mod tests {
     }
 
     #[test]
+    fn the_memory_budget_holds_with_restarts_beside_the_proof() {
+        // With one and two cells the restarts take a share of the budget: the whole
+        // search still holds at most the budget, and a budget too small for a restart
+        // ends them rather than the search.
+        for cells in [1, 2] {
+            let rules = Variant::FREECELL.with_cells(cells);
+            let s = Position::new(&rules, &columns(MS11982), &vec![None; cells], [0; 4]).unwrap();
+            for max_memory in [1 << 20, 3 << 20, 64 << 20] {
+                let out = solve(&s, &rules, Budget { max_memory, ..Budget::default() }, &mut never());
+                assert!(out.peak_memory <= max_memory, "{cells} cells: {} > {max_memory}", out.peak_memory);
+                assert!(matches!(out.status, Status::Unsolvable | Status::Unknown(Limit::Memory)), "{:?}", out.status);
+            }
+        }
+    }
+
+    #[test]
     fn same_input_same_counters() {
         let rules = Variant::FREECELL.with_cells(2);
         let s = Position::new(&rules, &columns(MS1), &[None; 2], [0; 4]).unwrap();

@@ -62,7 +62,7 @@ const BEST_FIRST_BURST_AFTER_NODES: u64 = 2_000_000;
 /// not 18.0); 40 with 1 cell took 134 s, not 212 (5901 0.0 s, not 20.5; 5009 0.2 s, not
 /// 18.2). The lost jobs pay the share: 25 of 1 to 10 s took 8.3% longer with 2 cells
 /// (71.2 s, 77.1 s) and 4.5% longer with 1 (66.6 s, 69.5 s).
-const RESTART_EVERY: usize = 6;
+const RESTART_EVERY: usize = 12;
 const RESTART_EVERY_FEW_CELLS: usize = 24;
 /// The restarts' share of the memory budget, taken from the exhaustive pass's until
 /// that needs it all. One restart holds little: it gives up after at most
@@ -133,13 +133,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     // all of it once best-first is done.
     let best_first_bytes = budget / 2;
     let per_strategy = best_first_bytes / PORTFOLIO.len();
-    // The restarts' share while they run (until the exhaustive pass needs it).
-    let mut restart_bytes = if schedule.restart_every > 0 { budget / RESTART_MEMORY_SHARE } else { 0 };
-    // Restart nodes due: the exhaustive pass's nodes since the last, in restart_every's.
-    let mut restart_due = 0usize;
-    let mut restart: Option<DepthFirstSearch> = None;
-    // Restarts made, the positions those that ended stored, and the most one held.
-    let (mut restarts, mut restarts_stored, mut restart_peak) = (0u64, 0usize, 0usize);
+    let mut restarts = Restarts::new(schedule.restart_every, budget);
     let mut frontiers: Vec<Frontier> =
         PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
     let mut exhaustive: Option<DepthFirstSearch> = None;
@@ -151,7 +145,8 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
         best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
     };
     // An upper bound on the most held at once: each structure's own peak (its store's
-    // growth included), as if all had peaked together; `r` is the restarts' most.
+    // growth included), as if all had peaked together; `r` is the restarts' most
+    // (`Restarts::peak_bytes`).
     let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>, r: usize| {
         f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes) + r
     };
@@ -161,46 +156,12 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let (mut resting, mut hard, mut burst) = (false, false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
-        if restart_bytes > 0 && restart_due >= schedule.restart_every {
-            let r = restart.get_or_insert_with(|| {
-                restarts += 1;
-                DepthFirstSearch::new(root, rules, DepthFirst::restart(restarts), restart_bytes)
-            });
-            for _ in 0..restart_due / schedule.restart_every {
-                match r.step(rules, meter) {
-                    None => {}
-                    Some(Pass::Settled(Status::Solved, path, _)) => {
-                        break 'search Pass::Settled(Status::Solved, path, stored(&frontiers, &exhaustive, dropped))
-                    }
-                    Some(Pass::Settled(Status::Unknown(limit), ..)) if limit != Limit::Memory => {
-                        break 'search Pass::Settled(
-                            Status::Unknown(limit),
-                            vec![],
-                            stored(&frontiers, &exhaustive, dropped),
-                        )
-                    }
-                    // It gave up, or ran out of positions (which proves nothing here: the
-                    // exhaustive pass proves): the next one starts. One that ran out of its
-                    // memory is the last, and the exhaustive pass gets that memory back.
-                    Some(pass) => {
-                        (restarts_stored, restart_peak) =
-                            (restarts_stored + r.seen.len(), restart_peak.max(r.peak_bytes()));
-                        restart = None;
-                        if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..)) {
-                            if let Some(search) = exhaustive.as_mut() {
-                                search.seen.set_max_bytes(search.seen.max_bytes() + restart_bytes);
-                            }
-                            restart_bytes = 0;
-                        }
-                        break;
-                    }
-                }
-            }
-            restart_due %= schedule.restart_every;
+        if let Some(Pass::Settled(status, path, _)) = restarts.run(root, rules, meter, &mut exhaustive) {
+            break 'search Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped));
         }
         if let Some(search) = exhaustive.as_mut() {
             let steps = if frontiers.is_empty() || resting { CHECK_EVERY as usize } else { depth_first_steps };
-            restart_due += steps;
+            restarts.due += steps;
             for _ in 0..steps {
                 if let Some(pass) = search.step(rules, meter) {
                     if matches!(pass, Pass::Settled(Status::Unknown(Limit::Memory), ..))
@@ -208,14 +169,10 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                     {
                         // The proof needs the memory best-first holds (or held, if its
                         // strategies have all ended) and the restarts': both end here.
-                        meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
+                        meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
                         dropped = best_first_stored(&frontiers, dropped);
                         frontiers.clear();
-                        if let Some(r) = restart.take() {
-                            (restarts_stored, restart_peak) =
-                                (restarts_stored + r.seen.len(), restart_peak.max(r.peak_bytes()));
-                        }
-                        restart_bytes = 0;
+                        restarts.end(&mut None);
                         if let Some(search) = exhaustive.as_mut() {
                             search.seen.set_max_bytes(budget);
                         }
@@ -252,7 +209,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                     break 'search Pass::Settled(Status::Unsolvable, vec![], stored(&frontiers, &exhaustive, dropped))
                 }
                 Ok(Step::Exhausted) | Ok(Step::OutOfMemory) => {
-                    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
+                    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
                     dropped += frontiers.remove(k).seen.len();
                     continue;
                 }
@@ -271,7 +228,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 root,
                 rules,
                 DepthFirst::EXHAUSTIVE,
-                budget - best_first_bytes - restart_bytes,
+                budget - best_first_bytes - restarts.bytes,
             ));
         }
         if !frontiers.is_empty() && turn.is_multiple_of(64) {
@@ -282,12 +239,12 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 f.seen.set_others(others);
             }
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
-            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
             if held > best_first_bytes {
                 dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
                 if let Some(search) = exhaustive.as_mut() {
-                    search.seen.set_max_bytes(budget - restart_bytes);
+                    search.seen.set_max_bytes(budget - restarts.bytes);
                 }
             } else if !hard
                 && exhaustive.is_some()
@@ -302,18 +259,103 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
         }
         if !hard && meter.nodes >= schedule.hard_after_nodes {
             (hard, resting, depth_first_steps) = (true, false, DEPTH_FIRST_STEPS);
+            // Best-first's larger share takes over the hunt for deep wins; the restarts
+            // end, and the exhaustive pass gets their memory.
+            restarts.end(&mut exhaustive);
         }
     };
-    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restart_held(&restart, restart_peak)));
+    meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
     // What the restarts stored counts among the job's positions.
-    let restarts_stored = restarts_stored + restart.as_ref().map_or(0, |r| r.seen.len());
     match outcome {
-        Pass::Settled(status, path, stored) => Pass::Settled(status, path, stored + restarts_stored),
+        Pass::Settled(status, path, stored) => Pass::Settled(status, path, stored + restarts.stored()),
         Pass::Undecided(_) => unreachable!("the last pass settles"),
     }
 }
 
-/// The most a restart has held: the one running, or `peak`, the most one that ended held.
-fn restart_held(restart: &Option<DepthFirstSearch>, peak: usize) -> usize {
-    restart.as_ref().map_or(0, DepthFirstSearch::peak_bytes).max(peak)
+/// The restarts of the last pass (`DepthFirst::restart`): one at a time, each given
+/// one node for every `every` of the exhaustive pass's (counted in `due`), each in its
+/// own order, until a win, or until they end (`end`).
+struct Restarts {
+    every: usize,
+    /// The exhaustive pass's nodes not yet matched by restart nodes.
+    due: usize,
+    /// Their share of the memory budget while they run; 0 once they have ended.
+    bytes: usize,
+    current: Option<DepthFirstSearch>,
+    /// Restarts made; positions stored by those that ended, and the most one held.
+    made: u64,
+    ended_stored: usize,
+    ended_peak: usize,
+}
+
+impl Restarts {
+    fn new(every: usize, budget: usize) -> Restarts {
+        let bytes = if every > 0 { budget / RESTART_MEMORY_SHARE } else { 0 };
+        Restarts { every, due: 0, bytes, current: None, made: 0, ended_stored: 0, ended_peak: 0 }
+    }
+
+    /// Runs the restart nodes due. Some when a restart won (Solved, with its line) or a
+    /// budget of the job ran out (Unknown). A restart that runs out of its own memory
+    /// ends them all: no other would fare better, and `exhaustive` gets the memory.
+    fn run(
+        &mut self,
+        root: &Position,
+        rules: &Variant,
+        meter: &mut Meter,
+        exhaustive: &mut Option<DepthFirstSearch>,
+    ) -> Option<Pass> {
+        if self.bytes == 0 || self.due < self.every {
+            return None;
+        }
+        let steps = self.due / self.every;
+        self.due %= self.every;
+        for _ in 0..steps {
+            let (bytes, made) = (self.bytes, &mut self.made);
+            let r = self.current.get_or_insert_with(|| {
+                *made += 1;
+                DepthFirstSearch::new(root, rules, DepthFirst::restart(*made), bytes)
+            });
+            match r.step(rules, meter) {
+                None => {}
+                Some(Pass::Settled(Status::Unknown(Limit::Memory), ..)) => {
+                    self.end(exhaustive);
+                    return None;
+                }
+                Some(pass @ Pass::Settled(Status::Solved | Status::Unknown(_), ..)) => return Some(pass),
+                // It gave up, or ran out of positions (which proves nothing here: the
+                // exhaustive pass proves): the next one starts.
+                Some(_) => {
+                    self.retire();
+                    break;
+                }
+            }
+        }
+        None
+    }
+
+    fn retire(&mut self) {
+        if let Some(r) = self.current.take() {
+            self.ended_stored += r.seen.len();
+            self.ended_peak = self.ended_peak.max(r.peak_bytes());
+        }
+    }
+
+    /// Ends the restarts for good; their share of memory goes to `exhaustive`, if it runs.
+    fn end(&mut self, exhaustive: &mut Option<DepthFirstSearch>) {
+        self.retire();
+        let freed = std::mem::take(&mut self.bytes);
+        if let Some(search) = exhaustive.as_mut() {
+            search.seen.set_max_bytes(search.seen.max_bytes() + freed);
+        }
+    }
+
+    /// The most one restart has held.
+    fn peak_bytes(&self) -> usize {
+        self.current.as_ref().map_or(0, DepthFirstSearch::peak_bytes).max(self.ended_peak)
+    }
+
+    /// Positions the restarts have stored.
+    fn stored(&self) -> usize {
+        self.ended_stored + self.current.as_ref().map_or(0, |r| r.seen.len())
+    }
 }
