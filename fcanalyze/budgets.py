@@ -23,7 +23,7 @@ MIN_MEMORY = 1 << 20
 # The defaults, for `solve` and for each job of a sweep. 8 GiB lets two workers share a
 # 24 GiB machine (a sweep lowers it to fit its workers in this machine's memory); it is
 # also the engine's own default (a test holds the two together). 45 s decides all but
-# 16 of the 160,000 classic jobs at 0 to 4 cells (30 s left 25): past about 40 million
+# 15 of the 160,000 classic jobs at 0 to 4 cells (30 s left 25): past about 40 million
 # positions (30 million with 2 cells or more), some 35 s, the engine counts a job as
 # hard and gives best-first, which finds some deep wins in seconds, a larger share
 # (engine/src/search/settle.rs).

@@ -55,13 +55,16 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// jobs of 4 to 13 million positions 73 s where all three cost 96 s.
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 2_000_000;
 /// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
-/// and for every RESTART_EVERY_FEW_CELLS with one cell or none, where three searched
-/// jobs in four are lost. Jobs with more cells reach this pass rarely, and get none.
-/// Measured side by side (one build per core, 45 s a job) on the full table's wins of
-/// over 1 s: 40 with 2 cells took 215 s, not 321 (3311 0.2 s, not 31.5; 209 0.1 s,
-/// not 18.0); 40 with 1 cell took 134 s, not 212 (5901 0.0 s, not 20.5; 5009 0.2 s, not
-/// 18.2). The lost jobs pay the share: 25 of 1 to 10 s took 8.3% longer with 2 cells
-/// (71.2 s, 77.1 s) and 4.5% longer with 1 (66.6 s, 69.5 s).
+/// and for every RESTART_EVERY_FEW_CELLS with one cell or none, until the job turns
+/// hard (then best-first's larger share hunts the deep wins). Jobs with more cells
+/// reach this pass rarely, and get none. Measured side by side (one build per core, 45
+/// s a job) on the full table's wins of over 1 s: 40 with 2 cells took 235.0 million
+/// nodes, not 273.0 (204.1 s, not 232.4; 3311 0.6 s, not 18.3; 209 0.4 s, not 11.5);
+/// 40 with 1 cell 179.4 million, not 225.6 (5901 0.0 s, not 20.5; 5009 0.2 s, not
+/// 18.2). The lost jobs pay the share: 25 of 1 to 10 s took 6.2% more nodes with 2
+/// cells (72.2 s, 76.7 s) and 4.1% more with 1. One node in 6 with 2 cells won no more
+/// and cost the lost jobs twice as much (12.3% more nodes); 267 with 2 cells, which the
+/// exhaustive pass wins at 39 million nodes, then ran out of its 45 s.
 const RESTART_EVERY: usize = 12;
 const RESTART_EVERY_FEW_CELLS: usize = 24;
 /// The restarts' share of the memory budget, taken from the exhaustive pass's until
