@@ -159,8 +159,17 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let (mut resting, mut hard, mut burst) = (false, false, false);
     let mut turn = 0usize;
     let outcome = 'search: loop {
-        if let Some(Pass::Settled(status, path, _)) = restarts.run(root, rules, meter, &mut exhaustive) {
-            break 'search Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped));
+        match restarts.run(root, rules, meter) {
+            // A restart ran out of its own memory: no other would fare better. They end,
+            // and the exhaustive pass gets their memory.
+            Some(Pass::Settled(Status::Unknown(Limit::Memory), ..)) => {
+                meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
+                restarts.end(&mut exhaustive);
+            }
+            Some(Pass::Settled(status, path, _)) => {
+                break 'search Pass::Settled(status, path, stored(&frontiers, &exhaustive, dropped))
+            }
+            _ => {}
         }
         if let Some(search) = exhaustive.as_mut() {
             let steps = if frontiers.is_empty() || resting { CHECK_EVERY as usize } else { depth_first_steps };
@@ -264,6 +273,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             (hard, resting, depth_first_steps) = (true, false, DEPTH_FIRST_STEPS);
             // Best-first's larger share takes over the hunt for deep wins; the restarts
             // end, and the exhaustive pass gets their memory.
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
             restarts.end(&mut exhaustive);
         }
     };
@@ -297,16 +307,10 @@ impl Restarts {
         Restarts { every, due: 0, bytes, current: None, made: 0, ended_stored: 0, ended_peak: 0 }
     }
 
-    /// Runs the restart nodes due. Some when a restart won (Solved, with its line) or a
-    /// budget of the job ran out (Unknown). A restart that runs out of its own memory
-    /// ends them all: no other would fare better, and `exhaustive` gets the memory.
-    fn run(
-        &mut self,
-        root: &Position,
-        rules: &Variant,
-        meter: &mut Meter,
-        exhaustive: &mut Option<DepthFirstSearch>,
-    ) -> Option<Pass> {
+    /// Runs the restart nodes due. Some when a restart won (Solved, with its line), a
+    /// budget of the job ran out (Unknown), or the restart ran out of its own memory
+    /// (Unknown(Memory): the caller ends the restarts).
+    fn run(&mut self, root: &Position, rules: &Variant, meter: &mut Meter) -> Option<Pass> {
         if self.bytes == 0 || self.due < self.every {
             return None;
         }
@@ -320,10 +324,6 @@ impl Restarts {
             });
             match r.step(rules, meter) {
                 None => {}
-                Some(Pass::Settled(Status::Unknown(Limit::Memory), ..)) => {
-                    self.end(exhaustive);
-                    return None;
-                }
                 Some(pass @ Pass::Settled(Status::Solved | Status::Unknown(_), ..)) => return Some(pass),
                 // It gave up, or ran out of positions (which proves nothing here: the
                 // exhaustive pass proves): the next one starts.
@@ -344,8 +344,11 @@ impl Restarts {
     }
 
     /// Ends the restarts for good; their share of memory goes to `exhaustive`, if it runs.
+    /// What they held no longer counts towards the peak (the caller has noted it): the
+    /// exhaustive pass may now hold it.
     fn end(&mut self, exhaustive: &mut Option<DepthFirstSearch>) {
         self.retire();
+        self.ended_peak = 0;
         let freed = std::mem::take(&mut self.bytes);
         if let Some(search) = exhaustive.as_mut() {
             search.seen.set_max_bytes(search.seen.max_bytes() + freed);
