@@ -132,8 +132,8 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
         return Pass::Settled(Status::Solved, vec![], 1);
     }
     let budget = meter.budget.max_memory;
-    // Half the budget at most for best-first; the exhaustive pass has the rest, and
-    // all of it once best-first is done.
+    // Half the budget at most for best-first, a sixteenth for the restarts while they
+    // run; the exhaustive pass has the rest, and all of it once the others are done.
     let best_first_bytes = budget / 2;
     let per_strategy = best_first_bytes / PORTFOLIO.len();
     let mut restarts = Restarts::new(schedule.restart_every, budget);
