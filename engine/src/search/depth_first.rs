@@ -10,9 +10,9 @@ use super::meter::{Meter, CHECK_EVERY};
 use super::score::{ChildScorer, Weights};
 use super::{leave_card_just_moved, Limit, Pass, Status};
 
-/// A quick depth-first pass gives up after this many nodes, or when QUICK_STALL nodes
-/// pass without a new deepest point: one that is winning goes deeper all the time, and
-/// one that is backtracking under a wrong early choice rarely recovers.
+/// A quick depth-first pass gives up after 1,000 nodes, or when 200 pass without a new
+/// deepest point: one that is winning goes deeper all the time, and one that is
+/// backtracking under a wrong early choice rarely recovers.
 const QUICK: Cap = Cap { nodes: 1000, stall: 200 };
 /// A restart (`DepthFirst::restart`) gives up after RESTART_NODES times the Luby
 /// sequence's term for its number (1, 1, 2, 1, 1, 2, 4, ...), or after RESTART_STALL

@@ -103,8 +103,9 @@ impl Schedule {
     };
 
     /// The schedule a job under `rules` runs: with at most one cell, a burst of
-    /// best-first; with two cells or more, no burst, and best-first wakes sooner
-    /// (HARD_AFTER_NODES_MORE_CELLS).
+    /// best-first and restarts at RESTART_EVERY_FEW_CELLS; with two cells or more, no
+    /// burst, best-first wakes sooner (HARD_AFTER_NODES_MORE_CELLS), and only two cells
+    /// have restarts (RESTART_EVERY).
     pub(super) fn for_rules(rules: &Variant) -> Schedule {
         if rules.cells <= 1 {
             Schedule::DEFAULT
@@ -122,8 +123,8 @@ impl Schedule {
 /// The last pass, which always settles the deal (or runs out of a budget): best-first
 /// strategies side by side with the exhaustive depth-first pass, until best-first has
 /// stored its share of positions; then the exhaustive pass alone, until the job turns
-/// out hard (HARD_AFTER_NODES) and best-first wakes with a larger share. Restarts
-/// (with at most two cells) take a share of the exhaustive pass's nodes throughout.
+/// out hard (HARD_AFTER_NODES) and best-first wakes with a larger share. Until then,
+/// restarts (with at most two cells) take a share of the exhaustive pass's nodes.
 /// Best-first finds most wins soon and short, and some deep ones; restarts find the
 /// deep wins that a few orders find soon; the exhaustive pass, which stores a
 /// position in 16 bytes and expands it in a third of the time, makes the large proofs.
@@ -326,7 +327,8 @@ impl Restarts {
                 None => {}
                 Some(pass @ Pass::Settled(Status::Solved | Status::Unknown(_), ..)) => return Some(pass),
                 // It gave up, or ran out of positions (which proves nothing here: the
-                // exhaustive pass proves): the next one starts.
+                // exhaustive pass proves): the next one starts next round (the nodes
+                // still due this round are forgone).
                 Some(_) => {
                     self.retire();
                     break;
