@@ -238,7 +238,8 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
 fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
     // Best-first joining, resting and waking (and the exhaustive pass's share changing
     // when it wakes) only reorder the work of two complete searches, and restarts only
-    // ever win: no schedule may change a verdict. Small thresholds bring every phase up in small searches.
+    // ever win: no schedule may change a verdict. Small thresholds bring every phase up
+    // in small searches.
     let schedules = [
         // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later;
         // a restart node for every exhaustive one.
@@ -249,15 +250,17 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
             burst_after_nodes: u64::MAX,
             restart_every: 1,
         },
-        // Rests and never wakes.
+        // Rests and never wakes, so restarts run to the end: one node for every 3
+        // exhaustive ones.
         Schedule {
             late_join_states: 5,
             best_first_states: 1,
             hard_after_nodes: u64::MAX,
             burst_after_nodes: u64::MAX,
-            restart_every: 0,
+            restart_every: 3,
         },
-        // Hard from the start: never rests; a restart node for every 3 exhaustive ones.
+        // Hard from the start: never rests (and restarts, which end when a job turns
+        // hard, never run).
         Schedule {
             late_join_states: 5,
             best_first_states: 1,
