@@ -236,17 +236,18 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
 
 #[test]
 fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
-    // Best-first joining, resting and waking (and the exhaustive pass's share changing
-    // when it wakes) only reorder the work of two complete searches, and restarts only
+    // Best-first joining, resting, waking and ending (and the exhaustive pass's share
+    // changing when it wakes) only reorder the work of two complete searches, and restarts only
     // ever win: no schedule may change a verdict. Small thresholds bring every phase up
     // in small searches.
     let schedules = [
-        // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later;
-        // a restart node for every exhaustive one.
+        // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later,
+        // and ends 200 nodes after that; a restart node for every exhaustive one.
         Schedule {
             late_join_states: 5,
             best_first_states: 20,
             hard_after_nodes: 300,
+            hard_for_nodes: 200,
             burst_after_nodes: u64::MAX,
             restart_every: 1,
         },
@@ -256,15 +257,17 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
             late_join_states: 5,
             best_first_states: 1,
             hard_after_nodes: u64::MAX,
+            hard_for_nodes: u64::MAX,
             burst_after_nodes: u64::MAX,
             restart_every: 3,
         },
         // Hard from the start: never rests (and restarts, which end when a job turns
-        // hard, never run).
+        // hard, never run); best-first ends after 100 nodes.
         Schedule {
             late_join_states: 5,
             best_first_states: 1,
             hard_after_nodes: 0,
+            hard_for_nodes: 100,
             burst_after_nodes: u64::MAX,
             restart_every: 3,
         },
@@ -273,6 +276,7 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
             late_join_states: 1_000,
             best_first_states: 20,
             hard_after_nodes: u64::MAX,
+            hard_for_nodes: u64::MAX,
             burst_after_nodes: 0,
             restart_every: 0,
         },
@@ -282,6 +286,7 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
             late_join_states: 5,
             best_first_states: 200,
             hard_after_nodes: 600,
+            hard_for_nodes: u64::MAX,
             burst_after_nodes: 100,
             restart_every: 24,
         },

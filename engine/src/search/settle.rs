@@ -13,13 +13,13 @@ use super::{Limit, Pass, Status};
 /// to the exhaustive pass, which took ten times as long and found solutions of 4,000 moves.
 const BEST_FIRST_STATES: usize = 3_000_000;
 /// Node expansions after which a job counts as one of the hard few: best-first wakes,
-/// gets a round for every DEPTH_FIRST_STEPS exhaustive nodes whatever the cells, and
-/// grows until it holds its half of the memory budget. Some deep wins lie where the
-/// exhaustive pass would reach them only after a billion positions, and best-first
-/// finds them in a few million:
-/// deal 13599 with 1 cell in 5 s, 17760 with 2 cells in 17 s. But in most jobs
-/// best-first's time is spent in vain, and a lost proof needs every node the budget
-/// allows, so until then it keeps its small share. A 30-second job expands at most 38
+/// gets a round for every DEPTH_FIRST_STEPS exhaustive nodes whatever the cells, for
+/// HARD_FOR_NODES nodes (or until it holds its half of the memory budget). Some deep
+/// wins lie where the exhaustive pass would reach them only after a billion positions,
+/// and best-first finds them in a few million: deal 13599 with 1 cell in 5 s, 17760
+/// with 2 cells in 17 s. But in most jobs best-first's time is spent in vain, and a
+/// lost proof needs every node the budget allows, so until then it keeps its small
+/// share. A 30-second job expands at most 38
 /// million on this project's machines, so the sweeps' default of 45 s leaves the hard
 /// ones some 10 s of it; a node count rather than a time keeps every search repeatable.
 const HARD_AFTER_NODES: u64 = 40_000_000;
@@ -34,6 +34,16 @@ const HARD_AFTER_NODES: u64 = 40_000_000;
 /// cell, lost proofs of 30 to 45 million positions are common: woken at 35 million,
 /// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default.
 const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
+/// Node expansions, from the hard point on, for which best-first has its larger share;
+/// then it ends, and the exhaustive pass goes on alone with the whole memory budget.
+/// The deep wins best-first finds come early in that hunt: 13705 with 2 cells 3
+/// million nodes in, 17760 with 2 cells 8.9 million, 20752 with 1 cell 8.3 million. A
+/// lost proof pays for every node of it: with best-first's share to the end, the
+/// exhaustive pass has about 40% of the time past the hard point. Measured side by side
+/// (one build per core) on five lost 1-cell jobs the default 45 s does not decide,
+/// whose proofs take 57 to 80 million positions: 357.1 s, not 402.7 (26030 70.3 s, not
+/// 86.8; 27708 89.6 s, not 106.1). The deep wins above are found at the same node.
+const HARD_FOR_NODES: u64 = 12_000_000;
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
 /// exhaustive pass has about 40% of the time while best-first runs. (On deals
@@ -84,6 +94,8 @@ pub(crate) struct Schedule {
     pub(crate) late_join_states: usize,
     pub(crate) best_first_states: usize,
     pub(crate) hard_after_nodes: u64,
+    /// How long best-first's larger share lasts from then on (HARD_FOR_NODES).
+    pub(crate) hard_for_nodes: u64,
     /// When best-first's first strategy alone gets the larger share, until best-first
     /// rests (BEST_FIRST_BURST_AFTER_NODES with at most one cell; never with more,
     /// where best-first has the larger share from the start).
@@ -98,6 +110,7 @@ impl Schedule {
         late_join_states: LATE_JOIN_STATES,
         best_first_states: BEST_FIRST_STATES,
         hard_after_nodes: HARD_AFTER_NODES,
+        hard_for_nodes: HARD_FOR_NODES,
         burst_after_nodes: BEST_FIRST_BURST_AFTER_NODES,
         restart_every: RESTART_EVERY_FEW_CELLS,
     };
@@ -265,6 +278,19 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             {
                 // Only beside the exhaustive pass: resting alone, nothing would run.
                 resting = true;
+            }
+        }
+        if hard
+            && exhaustive.is_some()
+            && !frontiers.is_empty()
+            && meter.nodes >= schedule.hard_after_nodes.saturating_add(schedule.hard_for_nodes)
+        {
+            // Best-first's hunt is over: the exhaustive pass has the time and the memory.
+            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
+            dropped = best_first_stored(&frontiers, dropped);
+            frontiers.clear();
+            if let Some(search) = exhaustive.as_mut() {
+                search.seen.set_max_bytes(budget - restarts.bytes);
             }
         }
         if !burst && meter.nodes >= schedule.burst_after_nodes {
