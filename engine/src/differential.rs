@@ -237,9 +237,9 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
 #[test]
 fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
     // Best-first joining, resting, waking and ending (and the exhaustive pass's share
-    // changing when it wakes) only reorder the work of two complete searches, and restarts only
-    // ever win: no schedule may change a verdict. Small thresholds bring every phase up
-    // in small searches.
+    // changing when it wakes) only reorder the work of two complete searches, and
+    // restarts only ever win: no schedule may change a verdict. Small thresholds bring
+    // every phase up in small searches.
     let schedules = [
         // Rests as soon as the exhaustive pass joins (after 64 rounds), wakes a round later,
         // and ends 200 nodes after that; a restart node for every exhaustive one.

@@ -19,9 +19,9 @@ const BEST_FIRST_STATES: usize = 3_000_000;
 /// and best-first finds them in a few million: deal 13599 with 1 cell in 5 s, 17760
 /// with 2 cells in 17 s. But in most jobs best-first's time is spent in vain, and a
 /// lost proof needs every node the budget allows, so until then it keeps its small
-/// share. A 30-second job expands at most 38
-/// million on this project's machines, so the sweeps' default of 45 s leaves the hard
-/// ones some 10 s of it; a node count rather than a time keeps every search repeatable.
+/// share. A 30-second job expands at most 38 million on this project's machines, so
+/// the sweeps' default of 45 s leaves the hard ones some 10 s of it; a node count
+/// rather than a time keeps every search repeatable.
 const HARD_AFTER_NODES: u64 = 40_000_000;
 /// The same with two cells or more, where the jobs past 30 million nodes are few (8 of
 /// 32,000 with 2 cells in the full table) and the wins among them are mostly best-first's:
@@ -38,8 +38,8 @@ const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
 /// then it ends, and the exhaustive pass goes on alone with the whole memory budget.
 /// The deep wins best-first finds come early in that hunt: 13705 with 2 cells 3
 /// million nodes in, 17760 with 2 cells 8.9 million, 20752 with 1 cell 8.3 million. A
-/// lost proof pays for every node of it: with best-first's share to the end, the
-/// exhaustive pass has about 40% of the time past the hard point. Measured side by side
+/// lost proof pays for every node of it: while best-first hunts with all its
+/// strategies, the exhaustive pass has about 40% of the time. Measured side by side
 /// (one build per core) on five lost 1-cell jobs the default 45 s does not decide,
 /// whose proofs take 57 to 80 million positions: 357.1 s, not 402.7 (26030 70.3 s, not
 /// 86.8; 27708 89.6 s, not 106.1). The deep wins above are found at the same node.
