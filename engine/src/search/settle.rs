@@ -266,7 +266,13 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             }
             let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
             meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
-            if held > best_first_bytes {
+            // Best-first ends when it outgrows its half of the budget, or when its hunt
+            // past the hard point is over (HARD_FOR_NODES): the exhaustive pass has the
+            // time and the memory.
+            let hunt_over = hard
+                && exhaustive.is_some()
+                && meter.nodes >= schedule.hard_after_nodes.saturating_add(schedule.hard_for_nodes);
+            if held > best_first_bytes || hunt_over {
                 dropped = best_first_stored(&frontiers, dropped);
                 frontiers.clear();
                 if let Some(search) = exhaustive.as_mut() {
@@ -278,19 +284,6 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             {
                 // Only beside the exhaustive pass: resting alone, nothing would run.
                 resting = true;
-            }
-        }
-        if hard
-            && exhaustive.is_some()
-            && !frontiers.is_empty()
-            && meter.nodes >= schedule.hard_after_nodes.saturating_add(schedule.hard_for_nodes)
-        {
-            // Best-first's hunt is over: the exhaustive pass has the time and the memory.
-            meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
-            dropped = best_first_stored(&frontiers, dropped);
-            frontiers.clear();
-            if let Some(search) = exhaustive.as_mut() {
-                search.seen.set_max_bytes(budget - restarts.bytes);
             }
         }
         if !burst && meter.nodes >= schedule.burst_after_nodes {
