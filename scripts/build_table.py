@@ -70,8 +70,18 @@ last two wins by the classic table, retried once the engine's steps were cheaper
     fcanalyze sweep --deals 7440 --cells 1 --variant freecell,takeback=yes \
         --max-seconds 1200 --max-memory 10G --out build/takeback-retry6
 
-won in 256 and 648 s, and `--takeback --patch` of each put them in: 29 jobs are
-undecided (docs/takeback.md), none of them a deal the classic table shows won.
+won in 256 and 648 s, and `--takeback --patch` of each put them in: 29 jobs were
+undecided. Then, with the engine whose best-first hunt ends after 12 million nodes,
+
+    fcanalyze sweep --deals 4336,20792,21779,29577 --cells 2 --variant freecell,takeback=yes \
+        --max-seconds 120 --out build/takeback-retry8
+    fcanalyze sweep --deals 3613,3628,5196,6123,6846,8559,8816,9613,10120,15630,16330,17977,21453,22628,23981,29147,30154,31068 \
+        --cells 1 --variant freecell,takeback=yes --max-seconds 120 --out build/takeback-retry8
+    fcanalyze sweep --deals 14790 --cells 2 --variant freecell,takeback=yes --max-seconds 600 --out build/takeback-retry9
+
+proved 15 lost (all four with 2 cells, 11 of the 18 with 1) and won 14790 with 2 cells
+in 39 s; `--takeback --patch` of each put them in: 13 jobs are undecided
+(docs/takeback.md), none of them a deal the classic table shows won.
 """
 
 from __future__ import annotations

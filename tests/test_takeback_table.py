@@ -48,8 +48,9 @@ def test_take_back_never_loses_what_the_classic_rules_or_more_cells_win(table):
         for more in (k for k in TAKEBACK_CELLS if k > cells):
             if status == "solved":
                 assert takeback[(deal, more)] != "unsolvable", (deal, cells, more)
-    # Jobs left undecided (a budget ran out) stay a small tail.
-    assert sum(status not in ("solved", "unsolvable") for status in takeback.values()) <= 60
+    # Jobs left undecided (a budget ran out) are the 13 of docs/takeback.md; a patch only
+    # ever decides more of them.
+    assert sum(status not in ("solved", "unsolvable") for status in takeback.values()) <= 13
     # The answer the table exists for (docs/takeback.md): none with 4 cells, some with 2 and 1.
     assert gained[4] == 0 and takeback[(11982, 4)] == "unsolvable"
     assert gained[2] > 100 and gained[1] > 200
@@ -67,7 +68,13 @@ def test_a_sample_of_its_solutions_replays_under_take_back_and_not_all_without(t
         assert verdict.won, (r["deal"], r["cells"], verdict.summary())
         assert (verdict.moves, verdict.score) == (r["moves"], r["score"])
     # A deal won only with take-back must take a card back: the classic referee refuses it.
-    for r in gains[:20]:
+    # 14790 with 2 cells is the hardest of them: 91 million positions to prove it lost
+    # without take-back, 167 moves to win it with.
+    hardest = [r for r in gains if (r["deal"], r["cells"]) == (14790, 2)]
+    assert len(hardest) == 1
+    for r in gains[:20] + hardest:
+        rules = Variant.parse(TAKEBACK, cells=r["cells"])
+        assert replay(microsoft_deal(r["deal"], rules), rules, r["solution"]).won
         plain = Variant(cells=r["cells"])
         assert not replay(microsoft_deal(r["deal"], plain), plain, r["solution"]).won
 
