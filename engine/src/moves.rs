@@ -79,8 +79,11 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
         let breaks_run = |k: usize| {
             keep_runs && k < cards.len() && rules.fits_number(cards[cards.len() - k], cards[cards.len() - k - 1])
         };
+        // With `keep_runs`, only the whole run may move: any part of it lies on a card
+        // it fits on. (The whole run breaks one too when a limit cut its measure short.)
+        let fewest = if keep_runs { run } else { 1 };
         // Onto a card: each card of the movable run has at most two cards to go on.
-        for k in 1..=run.min(limit_onto_card) {
+        for k in fewest..=run.min(limit_onto_card) {
             if breaks_run(k) {
                 continue;
             }
@@ -94,7 +97,7 @@ pub fn play_moves(s: &Position, rules: &Variant, sequences: bool, keep_runs: boo
         // Into the first empty column.
         if let Some(dst) = first_empty_col {
             let most = run.min(limit_into_empty).min(cards.len() - 1);
-            for k in 1..=most {
+            for k in fewest..=most {
                 if !breaks_run(k) && rules.may_fill_empty(card(cards[cards.len() - k])) {
                     out.push(Move::new(Place::Column(src as u8), Place::Column(dst as u8), k as u8));
                 }

@@ -421,11 +421,20 @@ fn push_frame(
     }
     child.clone_from(state);
     keyed.clear();
+    // A pass that gives up soon (`cap`) has a small store, and most children are new:
+    // each is scored as it is made, rather than played a second time.
+    let score_now = how.cap.is_some() && generated.len() > 1;
+    let w = how.weights;
     for &m in generated.iter() {
         play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         seen.prefetch(child_fp);
-        keyed.push((0, (0, 0), m, child_fp));
+        let score = if score_now {
+            (scorer.score(child, played, rules, &w) + shake(how, child_fp), priority(state, m))
+        } else {
+            (0, (0, 0))
+        };
+        keyed.push((score.0, score.1, m, child_fp));
         undo_to(child, played, 0);
     }
     // Positions already seen are dropped, and new ones stored, only now, each store
@@ -433,18 +442,16 @@ fn push_frame(
     // those reads are trips to memory, and one after another they would each be waited
     // for. The caller has made room for them (`reserve`).
     keyed.retain(|k| seen.insert_reserved(k.3));
-    // Only the new positions are scored, each played again: in a large proof a position
-    // has about one new child for several seen ones, and one child needs no order.
-    if keyed.len() > 1 {
-        let w = how.weights;
+    if score_now {
+        keyed.sort_by_key(|&(s, p, _, _)| (s, p));
+    } else if keyed.len() > 1 {
+        // Only the new positions are scored, each played again: in a large proof a
+        // position has about one new child for several seen ones, and one child needs
+        // no order.
         for k in keyed.iter_mut() {
             let m = k.2;
             play_with_autoplay(child, rules, m, played);
-            let shake = match how.shake_seed {
-                0 => 0,
-                seed => (fmix64(k.3 as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
-            };
-            (k.0, k.1) = (scorer.score(child, played, rules, &w) + shake, priority(state, m));
+            (k.0, k.1) = (scorer.score(child, played, rules, &w) + shake(how, k.3), priority(state, m));
             undo_to(child, played, 0);
         }
         keyed.sort_by_key(|&(s, p, _, _)| (s, p));
@@ -452,6 +459,15 @@ fn push_frame(
     let begin = moves.len() as u32;
     moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
     frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
+}
+
+/// The pseudo-random part of a child's score in a shaken pass (`shake_seed`), drawn
+/// from its fingerprint.
+fn shake(how: DepthFirst, child_fp: u128) -> i32 {
+    match how.shake_seed {
+        0 => 0,
+        seed => (fmix64(child_fp as u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % SHAKE) as i32,
+    }
 }
 
 /// Buffers `push_frame` reuses from node to node.
