@@ -32,8 +32,13 @@ engine that wakes best-first for hard jobs, a retry of those 5,
     python scripts/build_table.py --patch build/table-retry
 
 won 13599 with 1 cell (40 s) and 17760 with 2 cells (51 s), and the patch put those
-two rows in place of the undecided ones: 3 jobs are undecided. Every solved row's
-score comes from the referee's replay of its solution.
+two rows in place of the undecided ones: 3 jobs were undecided. Then
+
+    fcanalyze sweep --deals 20410 --cells 1 --max-seconds 5400 --max-memory 18G --workers 1 --out build/table-retry2
+    python scripts/build_table.py --patch build/table-retry2
+
+proved 20410 with 1 cell lost (650.6 s, 665 million positions): 2 jobs are undecided.
+Every solved row's score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
     python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep

@@ -47,8 +47,9 @@ def test_every_job_is_there_and_its_counts_agree_with_the_published_ones(table):
         if unknown == 0:
             assert solved == WINNABLE_CLASSIC[cells], cells
         undecided += unknown
-    # The hard tail still undecided (the closing note and README list it) stays a tail.
-    assert undecided <= 20
+    # The jobs still undecided are the README's: 982 with 2 cells and 24966 with 1. A
+    # patch only ever decides more.
+    assert undecided <= 2
 
 
 def test_verdicts_are_monotone_in_cells(table):
