@@ -85,7 +85,12 @@ undecided. Then, with the engine whose best-first hunt ends after 12 million nod
     fcanalyze sweep --deals 14790 --cells 2 --variant freecell,takeback=yes --max-seconds 600 --out build/takeback-retry9
 
 proved 15 lost (all four with 2 cells, 11 of the 18 with 1) and won 14790 with 2 cells
-in 39 s; `--takeback --patch` of each put them in: 13 jobs are undecided
+in 39 s; `--takeback --patch` of each put them in: 13 jobs were undecided. Then
+
+    fcanalyze sweep --deals 3613,3628,5196,8816,15630,22628,29147 --cells 1 --variant freecell,takeback=yes \
+        --max-seconds 480 --max-memory 9G --out build/takeback-retry10
+
+proved 4 of them lost, and the patch put them in: 9 jobs are undecided
 (docs/takeback.md), none of them a deal the classic table shows won.
 """
 
