@@ -90,7 +90,8 @@ in 39 s; `--takeback --patch` of each put them in: 13 jobs were undecided. Then
     fcanalyze sweep --deals 3613,3628,5196,8816,15630,22628,29147 --cells 1 --variant freecell,takeback=yes \
         --max-seconds 480 --max-memory 9G --out build/takeback-retry10
 
-proved 4 of them lost, and the patch put them in: 9 jobs are undecided
+proved 4 of them lost, and the same of 8816 and 29147 with `--max-seconds 900
+--max-memory 10G` proved 29147 lost; the patches put them in: 8 jobs are undecided
 (docs/takeback.md), none of them a deal the classic table shows won.
 """
 
