@@ -421,20 +421,19 @@ fn push_frame(
     }
     child.clone_from(state);
     keyed.clear();
+    // How a child ranks among its siblings: its position's score, then the kind of move.
+    let order_key = |child: &Position, played: &[Played], m: Move, child_fp: u128| {
+        (scorer.score(child, played, rules, &how.weights) + shake(how, child_fp), priority(state, m))
+    };
     // A pass that gives up soon (`cap`) has a small store, and most children are new:
-    // each is scored as it is made, rather than played a second time.
-    let score_now = how.cap.is_some() && generated.len() > 1;
-    let w = how.weights;
+    // each is ranked as it is made, rather than played a second time.
+    let rank_now = how.cap.is_some() && generated.len() > 1;
     for &m in generated.iter() {
         play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         seen.prefetch(child_fp);
-        let score = if score_now {
-            (scorer.score(child, played, rules, &w) + shake(how, child_fp), priority(state, m))
-        } else {
-            (0, (0, 0))
-        };
-        keyed.push((score.0, score.1, m, child_fp));
+        let (score, tie) = if rank_now { order_key(child, played, m, child_fp) } else { (0, (0, 0)) };
+        keyed.push((score, tie, m, child_fp));
         undo_to(child, played, 0);
     }
     // Positions already seen are dropped, and new ones stored, only now, each store
@@ -442,17 +441,16 @@ fn push_frame(
     // those reads are trips to memory, and one after another they would each be waited
     // for. The caller has made room for them (`reserve`).
     keyed.retain(|k| seen.insert_reserved(k.3));
-    if score_now {
-        keyed.sort_by_key(|&(s, p, _, _)| (s, p));
-    } else if keyed.len() > 1 {
-        // Only the new positions are scored, each played again: in a large proof a
-        // position has about one new child for several seen ones, and one child needs
-        // no order.
-        for k in keyed.iter_mut() {
-            let m = k.2;
-            play_with_autoplay(child, rules, m, played);
-            (k.0, k.1) = (scorer.score(child, played, rules, &w) + shake(how, k.3), priority(state, m));
-            undo_to(child, played, 0);
+    if keyed.len() > 1 {
+        if !rank_now {
+            // Only the new positions are ranked, each played again: in a large proof a
+            // position has about one new child for several seen ones, and one child
+            // needs no order.
+            for k in keyed.iter_mut() {
+                play_with_autoplay(child, rules, k.2, played);
+                (k.0, k.1) = order_key(child, played, k.2, k.3);
+                undo_to(child, played, 0);
+            }
         }
         keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     }
