@@ -101,6 +101,21 @@ impl Slots {
     }
 }
 
+impl Slots {
+    /// The slots' bytes, for tables that pack several fingerprints' bits into fewer words.
+    pub fn as_bytes(&self) -> &[u8] {
+        let words: &[u128] = self;
+        // SAFETY: any 16 initialised bytes are 16 valid u8s, and u8 needs no alignment.
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), std::mem::size_of_val(words)) }
+    }
+
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        let words: &mut [u128] = self;
+        // SAFETY: as for as_bytes; any bytes written make valid u128s.
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), std::mem::size_of_val(words)) }
+    }
+}
+
 impl std::ops::Deref for Slots {
     type Target = [u128];
     fn deref(&self) -> &[u128] {

@@ -2,18 +2,33 @@
 
 use crate::slots::{footprint, slots_within, Slots};
 
-/// A set of nonzero 128-bit fingerprints (16 bytes a slot, linear probing, at most 7/8 full).
+/// A set of nonzero 128-bit fingerprints (linear probing, at most 7/8 full).
 ///
 /// Fingerprints are already uniformly mixed: a fingerprint's home slot is its high 64
 /// bits scaled to the table's size, so homes keep the fingerprints' order at any size.
 /// That lets the table grow in place, and to any size: first by doubling, and at the
 /// end by whatever the budget has left, rather than stopping at a power of two.
+///
+/// A table holds whole fingerprints, 16 bytes a slot, until it grows to `PACK_FROM`
+/// slots; from then on it is *packed*, 12 bytes a slot. A packed slot holds how far the
+/// fingerprint lies from its home, the low 42 bits of its high half and the low 42 of
+/// its low half. The home gives the rest of the high half back (`unpack`), so the set
+/// still tells apart any two fingerprints that differ in their high 64 bits or their
+/// low 42: 106 of the 128 (docs/correctness.md, "Fingerprints", bounds what that
+/// costs). It holds a third more positions in the same memory.
 pub struct FingerprintSet {
-    /// `capacity` home slots, then TAIL more that probes run on into (they never wrap).
+    /// `capacity` home slots, then TAIL more that probes run on into (they never wrap),
+    /// in 16-byte words: one a slot, or three to four packed slots (and 4 bytes over).
     slots: Slots,
     capacity: usize,
-    /// Fingerprints whose probe ran past the last slot: in practice never any, as that
-    /// takes a run of TAIL full slots; they keep the set exact if it happens.
+    packed: bool,
+    /// floor(2^64 / capacity): a packed slot's home times this is at most its
+    /// fingerprint's high half, and less than 2^42 below it.
+    width: u64,
+    /// Fingerprints whose probe ran past the last slot, or (packed) further from home
+    /// than a slot can say: in practice never any, as that takes a run of TAIL full
+    /// slots; they keep the set exact if it happens. Packed, they are kept as the
+    /// table keeps them (`keep`).
     overflow: Vec<u128>,
     len: usize,
     max_bytes: usize,
@@ -32,15 +47,96 @@ pub struct OutOfMemory;
 const EMPTY: u128 = 0;
 const INITIAL_CAPACITY: usize = 1 << 12;
 const TAIL: usize = 1 << 10;
+/// A word of the storage, and a whole fingerprint's slot.
 const SLOT: usize = std::mem::size_of::<u128>();
 /// Growing by less than a sixteenth is not worth a pass over the table.
 const MIN_GROWTH_SIXTEENTHS: usize = 17;
+
+/// Tables of this many slots or more are packed. A packed slot keeps 42 bits of the high
+/// half, which with the home give it back only while capacity >= 2^24 (`unpack`).
+pub const PACK_FROM: usize = 1 << 24;
+const PACKED_SLOT: usize = 12;
+/// A packed slot is read as the 16 bytes from its start: the last one has 4 past it.
+const PACKED_SLACK: usize = SLOT - PACKED_SLOT;
+const KEPT_BITS: u32 = 42;
+const KEPT: u64 = (1 << KEPT_BITS) - 1;
+/// A packed slot's top 12 bits: its distance from home plus one (0 is an empty slot).
+const DISTANCE_SHIFT: u32 = 2 * KEPT_BITS;
+const ONE_FURTHER: u128 = 1 << DISTANCE_SHIFT;
+const MAX_DISTANCE: usize = (1 << (96 - DISTANCE_SHIFT)) - 2;
+const PACKED_MASK: u128 = (1 << 96) - 1;
+
+/// The 16-byte words that hold `slots` slots of a layout.
+fn words(slots: usize, packed: bool) -> usize {
+    if packed {
+        (slots * PACKED_SLOT + PACKED_SLACK).div_ceil(SLOT)
+    } else {
+        slots
+    }
+}
+
+/// The slots of a layout that `words` 16-byte words hold.
+fn slots_in(words: usize, packed: bool) -> usize {
+    if packed {
+        (words * SLOT).saturating_sub(PACKED_SLACK) / PACKED_SLOT
+    } else {
+        words
+    }
+}
+
+/// What a packed table keeps of a fingerprint: the high half and the low 42 bits.
+#[inline]
+fn keep(fp: u128) -> u128 {
+    fp & ((u128::MAX << 64) | u128::from(KEPT))
+}
+
+/// A packed slot's contents, for `fp` at `distance` from its home, but for the distance.
+#[inline]
+fn packed_bits(fp: u128) -> u128 {
+    (u128::from((fp >> 64) as u64 & KEPT) << KEPT_BITS) | u128::from(fp as u64 & KEPT)
+}
+
+/// The fingerprint (as `keep` keeps it) in packed slot `slot` holding `entry`, of a table
+/// whose `width` is floor(2^64 / capacity). With h the home and C the capacity, the high
+/// half hi has h = floor(hi C / 2^64), so h width <= h 2^64 / C <= hi, and hi < (h + 1)
+/// 2^64 / C <= h width + h + 2^64 / C < h width + 2^42 while 2^24 <= C < 2^41: hi is the
+/// one number from h width on, below 2^42 past it, with the low 42 bits kept.
+#[inline]
+fn unpack(entry: u128, slot: usize, width: u64) -> u128 {
+    let home = slot - ((entry >> DISTANCE_SHIFT) as usize - 1);
+    let floor = home as u64 * width;
+    let high = floor + (((entry >> KEPT_BITS) as u64).wrapping_sub(floor) & KEPT);
+    (u128::from(high) << 64) | u128::from(entry as u64 & KEPT)
+}
+
+fn width_of(capacity: usize) -> u64 {
+    ((1u128 << 64) / capacity as u128) as u64
+}
+
+/// Where a probe for a fingerprint ended.
+enum Probe {
+    Found,
+    /// At an empty slot: the slot, and what the fingerprint's entry there would be.
+    Empty(usize, u128),
+    /// At the end of the table, or (packed) as far from home as a slot can say.
+    Full,
+}
 
 impl FingerprintSet {
     pub fn new(max_bytes: usize) -> FingerprintSet {
         let slots = Slots::zeroed(INITIAL_CAPACITY + TAIL);
         let peak = slots.bytes();
-        FingerprintSet { slots, capacity: INITIAL_CAPACITY, overflow: vec![], len: 0, max_bytes, others: 0, peak }
+        FingerprintSet {
+            slots,
+            capacity: INITIAL_CAPACITY,
+            packed: false,
+            width: width_of(INITIAL_CAPACITY),
+            overflow: vec![],
+            len: 0,
+            max_bytes,
+            others: 0,
+            peak,
+        }
     }
 
     /// Says how many bytes the rest of the search holds now; growth counts them.
@@ -76,9 +172,69 @@ impl FingerprintSet {
         self.slots.bytes() + self.overflow.len() * SLOT
     }
 
+    /// Home slots and the tail.
+    fn slot_count(&self) -> usize {
+        self.capacity + TAIL
+    }
+
     #[inline]
     fn home(fp: u128, capacity: usize) -> usize {
         ((u128::from((fp >> 64) as u64) * capacity as u128) >> 64) as usize
+    }
+
+    /// The packed slot `i`'s 96 bits.
+    #[inline]
+    fn packed_at(&self, i: usize) -> u128 {
+        let at = i * PACKED_SLOT;
+        let bytes: [u8; SLOT] = self.slots.as_bytes()[at..at + SLOT].try_into().expect("16 bytes");
+        u128::from_le_bytes(bytes) & PACKED_MASK
+    }
+
+    #[inline]
+    fn set_packed(&mut self, i: usize, entry: u128) {
+        let at = i * PACKED_SLOT;
+        self.slots.as_bytes_mut()[at..at + PACKED_SLOT].copy_from_slice(&entry.to_le_bytes()[..PACKED_SLOT]);
+    }
+
+    /// Looks for `fp` from slot `from` (its home, or above) to the first empty slot.
+    #[inline]
+    fn probe(&self, fp: u128, from: usize) -> Probe {
+        let end = self.slot_count();
+        if self.packed {
+            let home = Self::home(fp, self.capacity);
+            let mut entry = (ONE_FURTHER * (from - home + 1) as u128) | packed_bits(fp);
+            for i in from..end.min(home + MAX_DISTANCE + 1) {
+                let slot = self.packed_at(i);
+                if slot == entry {
+                    return Probe::Found;
+                }
+                if slot == EMPTY {
+                    return Probe::Empty(i, entry);
+                }
+                entry += ONE_FURTHER;
+            }
+        } else {
+            for i in from..end {
+                let slot = self.slots[i];
+                if slot == fp {
+                    return Probe::Found;
+                }
+                if slot == EMPTY {
+                    return Probe::Empty(i, fp);
+                }
+            }
+        }
+        Probe::Full
+    }
+
+    /// Writes what `Probe::Empty` found.
+    #[inline]
+    fn fill(&mut self, slot: usize, entry: u128) {
+        if self.packed {
+            self.set_packed(slot, entry);
+        } else {
+            self.slots[slot] = entry;
+        }
     }
 
     /// Adds `fp`; true if it was new. Err when growing would pass the byte budget.
@@ -99,25 +255,23 @@ impl FingerprintSet {
     /// Puts `fp` in the first empty slot from its home on, unless it is already there.
     #[inline]
     fn place(&mut self, fp: u128) -> bool {
-        let mut i = Self::home(fp, self.capacity);
-        while i < self.slots.len() {
-            let slot = self.slots[i];
-            if slot == fp {
-                return false;
-            }
-            if slot == EMPTY {
-                self.slots[i] = fp;
+        match self.probe(fp, Self::home(fp, self.capacity)) {
+            Probe::Found => false,
+            Probe::Empty(slot, entry) => {
+                self.fill(slot, entry);
                 self.len += 1;
-                return true;
+                true
             }
-            i += 1;
+            Probe::Full => {
+                let kept = if self.packed { keep(fp) } else { fp };
+                if self.overflow.contains(&kept) {
+                    return false;
+                }
+                self.overflow.push(kept);
+                self.len += 1;
+                true
+            }
         }
-        if self.overflow.contains(&fp) {
-            return false;
-        }
-        self.overflow.push(fp);
-        self.len += 1;
-        true
     }
 
     /// Asks for the cache line where a search for `fp` starts, without waiting for it:
@@ -125,7 +279,8 @@ impl FingerprintSet {
     /// the work on the children after it, where a probe would wait for each in turn.
     #[inline]
     pub fn prefetch(&self, fp: u128) {
-        let slot: *const u128 = &self.slots[Self::home(fp, self.capacity)];
+        let home = Self::home(fp, self.capacity);
+        let slot: *const u8 = &self.slots.as_bytes()[if self.packed { home * PACKED_SLOT } else { home * SLOT }];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint; it never faults, and `slot` is in bounds.
         unsafe {
@@ -154,15 +309,11 @@ impl FingerprintSet {
 
     pub fn contains(&self, fp: u128) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
-        for &slot in &self.slots[Self::home(fp, self.capacity)..] {
-            if slot == fp {
-                return true;
-            }
-            if slot == EMPTY {
-                return false;
-            }
+        match self.probe(fp, Self::home(fp, self.capacity)) {
+            Probe::Found => true,
+            Probe::Empty(..) => false,
+            Probe::Full => self.overflow.contains(&if self.packed { keep(fp) } else { fp }),
         }
-        self.overflow.contains(&fp)
     }
 
     /// The old table's bytes held beside the new one while growing: a table on the heap
@@ -171,31 +322,53 @@ impl FingerprintSet {
         self.slots.copied_when_growing()
     }
 
-    /// The bytes held while growing to `capacity`.
-    fn bytes_growing_to(&self, capacity: usize) -> usize {
-        footprint(capacity + TAIL) + self.copied_bytes()
+    /// The bytes held while growing to `capacity` slots of a layout: the old words stay
+    /// until every slot has moved, and a heap table may be copied.
+    fn bytes_growing_to(&self, capacity: usize, packed: bool) -> usize {
+        footprint(words(capacity + TAIL, packed).max(self.slots.len())) + self.copied_bytes()
+    }
+
+    /// The capacity to grow to in a layout within `room` bytes: twice this one, or if
+    /// that does not fit, as much as does (if that is worth it).
+    fn capacity_within(&self, room: usize, packed: bool) -> Option<usize> {
+        let mut capacity = self.capacity * 2;
+        if self.bytes_growing_to(capacity, packed) > room {
+            // The largest table that fits, whole slots of 64, beside the old table if that
+            // is copied rather than moved, in whole huge pages if it is mapped.
+            let words = slots_within(room.saturating_sub(self.copied_bytes()));
+            capacity = slots_in(words, packed).saturating_sub(TAIL) & !63;
+            if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
+                return None;
+            }
+        }
+        // Packing a table needs PACK_FROM slots, and half again as many as it has, so
+        // that nearly every fingerprint moves above the whole slots not yet moved (grow).
+        if packed && !self.packed && (capacity < PACK_FROM || capacity * 2 < self.capacity * 3) {
+            return None;
+        }
+        Some(capacity)
     }
 
     /// Grows the table in place: to twice its size, or if the budget (with what the
-    /// rest of the search holds) does not allow that, to as much as it does allow.
+    /// rest of the search holds) does not allow that, to as much as it does allow. It
+    /// packs the table when the new one has PACK_FROM slots or more.
     fn grow(&mut self) -> Result<(), OutOfMemory> {
         let room = self.max_bytes.saturating_sub(self.others);
-        let mut capacity = self.capacity * 2;
-        if self.bytes_growing_to(capacity) > room {
-            // The largest table that fits, whole slots of 64 (a cache line is 4 slots),
-            // beside the old table if that is copied rather than moved, in whole huge
-            // pages if it is mapped.
-            capacity = slots_within(room.saturating_sub(self.copied_bytes())).saturating_sub(TAIL) & !63;
-            if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
-                return Err(OutOfMemory);
-            }
-        }
-        self.peak = self.peak.max(self.bytes_growing_to(capacity) + self.others);
-        let old_slots = self.slots.len();
-        if !self.slots.grow(capacity + TAIL) {
+        let pack = self.packed || self.capacity * 2 >= PACK_FROM;
+        let (capacity, packed) = match self.capacity_within(room, pack) {
+            Some(capacity) => (capacity, pack),
+            // A budget too small to pack into may still hold a larger wide table.
+            None if pack && !self.packed => (self.capacity_within(room, false).ok_or(OutOfMemory)?, false),
+            None => return Err(OutOfMemory),
+        };
+        self.peak = self.peak.max(self.bytes_growing_to(capacity, packed) + self.others);
+        let (old_slots, was_packed, old_width) = (self.slot_count(), self.packed, self.width);
+        if !self.slots.grow(words(capacity + TAIL, packed).max(self.slots.len())) {
             return Err(OutOfMemory);
         }
         self.capacity = capacity;
+        self.packed = packed;
+        self.width = width_of(capacity);
         let mut moved_last = std::mem::take(&mut self.overflow);
         // From the last slot down, each fingerprint moves to the first empty slot from its
         // new home on. Homes only move up as the table grows, and every slot above the
@@ -203,20 +376,40 @@ impl FingerprintSet {
         // moved is overwritten, and none lands where a later one would block its probe.
         // The few whose new home lies below their old slot (near the start, where a
         // probe ran further than the home's index) are put in at the end, like new ones.
+        // When the table is packed now, a new slot must also lie wholly above the old
+        // 16-byte slot just moved (new slots are smaller; the homes spread out by half
+        // again at least).
         for p in (0..old_slots).rev() {
-            let fp = self.slots[p];
-            if fp == EMPTY {
-                continue;
-            }
-            self.slots[p] = EMPTY;
+            let fp = if was_packed {
+                let entry = self.packed_at(p);
+                if entry == EMPTY {
+                    continue;
+                }
+                self.set_packed(p, EMPTY);
+                unpack(entry, p, old_width)
+            } else {
+                let fp = self.slots[p];
+                if fp == EMPTY {
+                    continue;
+                }
+                self.slots[p] = EMPTY;
+                if packed {
+                    keep(fp)
+                } else {
+                    fp
+                }
+            };
             let home = Self::home(fp, capacity);
-            if home < p {
+            let lowest = if was_packed == packed { p } else { (p * SLOT).div_ceil(PACKED_SLOT) };
+            if home < lowest {
                 moved_last.push(fp);
                 continue;
             }
-            match self.slots[home..].iter().position(|&s| s == EMPTY) {
-                Some(k) => self.slots[home + k] = fp,
-                None => moved_last.push(fp),
+            match self.probe(fp, home) {
+                Probe::Empty(slot, entry) => self.fill(slot, entry),
+                // Two fingerprints the packed table keeps alike: they are one to it now.
+                Probe::Found => self.len -= 1,
+                Probe::Full => moved_last.push(fp),
             }
         }
         self.len -= moved_last.len();
@@ -371,5 +564,93 @@ mod tests {
         // A table this small is copied as it grows: the last growth held the old table
         // and the new one at once.
         assert!(alone.peak_bytes() <= 1 << 20 && alone.peak_bytes() > alone.bytes() * 3 / 2 - TAIL * SLOT);
+    }
+
+    #[test]
+    fn a_packed_slot_gives_back_the_fingerprint_it_keeps_at_any_capacity_and_distance() {
+        let mut state = 0x0123_4567_89AB_CDEF_FEDC_BA98_7654_3210u128;
+        let mut next = || {
+            state = state.wrapping_mul(0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645).wrapping_add(1);
+            state ^ (state >> 67)
+        };
+        let edges = [0u128, 1, u128::MAX, u128::MAX << 64, (u128::from(u64::MAX) << 64) ^ 1];
+        for capacity in [PACK_FROM, PACK_FROM + 12_345, (PACK_FROM << 3) - 1, 3 << 30, 1 << 38, (1 << 40) + 7] {
+            let width = width_of(capacity);
+            for fp in edges.into_iter().chain((0..20_000).map(|_| next())) {
+                let home = FingerprintSet::home(fp, capacity);
+                for distance in [0, 1, 63, MAX_DISTANCE] {
+                    let entry = (ONE_FURTHER * (distance as u128 + 1)) | packed_bits(fp);
+                    assert_eq!(entry & !PACKED_MASK, 0);
+                    assert_eq!(unpack(entry, home + distance, width), keep(fp), "{capacity} {fp:#x} {distance}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_packs_past_pack_from_grows_packed_to_its_budget_and_keeps_every_fingerprint() {
+        let key = |i: u128| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) ^ (i << 100)) | 1;
+        // Wide up to 2^24 slots, packed at 2^25 (12 bytes a slot), and then no room to
+        // double again: the last growth takes what 560 MiB has left.
+        let budget = 560 << 20;
+        let mut set = FingerprintSet::new(budget);
+        let inserted = (0..100_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
+        assert!(
+            set.packed && set.capacity > PACK_FROM * 2 * 17 / 16 && !set.capacity.is_power_of_two(),
+            "{}",
+            set.capacity
+        );
+        assert!(set.peak_bytes() <= budget && set.bytes() <= budget, "{} {}", set.peak_bytes(), set.bytes());
+        assert!(set.bytes() < (set.capacity + TAIL) * 13, "12 bytes a slot: {} for {}", set.bytes(), set.capacity);
+        assert_eq!(set.len(), inserted);
+        assert!(inserted * 8 >= set.capacity * 7 - 8, "filled to 7/8: {inserted} of {}", set.capacity);
+        // More than a wide table of the same bytes could have held.
+        assert!(inserted > budget / SLOT * 7 / 8 * 5 / 4, "{inserted}");
+        assert!((0..inserted as u128).all(|i| set.contains(key(i)) && set.insert(key(i)) == Ok(false)));
+        assert!((inserted as u128 + 1..inserted as u128 + 1_000_000).all(|i| !set.contains(key(i))));
+    }
+
+    #[test]
+    fn a_budget_too_small_to_pack_into_grows_the_wide_table_instead() {
+        let key = |i: u128| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15) | 1;
+        // Doubling 2^23 wide slots (128 MiB) would pack into 2^24 (192 MiB): 180 MiB holds
+        // fewer packed slots than PACK_FROM, but more wide ones than now.
+        let budget = 180 << 20;
+        let mut set = FingerprintSet::new(budget);
+        let inserted = (0..100_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
+        assert!(!set.packed && set.capacity > PACK_FROM / 2 * 17 / 16, "{}", set.capacity);
+        assert!(set.peak_bytes() <= budget);
+        assert_eq!(set.len(), inserted);
+        assert!((0..inserted as u128).all(|i| set.contains(key(i))));
+    }
+
+    #[test]
+    fn a_packed_table_keeps_the_high_half_and_the_low_42_bits() {
+        let mut set = FingerprintSet::new(1 << 30);
+        let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
+        let mut i = 0;
+        while !set.packed {
+            set.insert(key(i)).unwrap();
+            i += 1;
+        }
+        let fp = key(i);
+        assert_eq!(set.insert(fp), Ok(true));
+        // The same fingerprint but for bits 42..63: one to a packed table.
+        assert_eq!(set.insert(fp ^ (1 << 50)), Ok(false));
+        // Any other bit tells them apart.
+        for bit in (0..42).chain(64..128) {
+            assert!(!set.contains(fp ^ (1 << bit)), "{bit}");
+        }
+        // More fingerprints at one home than a packed slot can count the distance to
+        // spill over, and are still found.
+        let crowd = |j: u128| (fp & (u128::MAX << 64)) | (j << 1);
+        let before = set.len();
+        for j in 1..=(MAX_DISTANCE as u128 + 500) {
+            assert_eq!(set.insert(crowd(j)), Ok(true), "{j}");
+        }
+        assert!(!set.overflow.is_empty());
+        assert_eq!(set.len(), before + MAX_DISTANCE + 500);
+        assert!((1..=(MAX_DISTANCE as u128 + 500)).all(|j| set.contains(crowd(j)) && set.insert(crowd(j)) == Ok(false)));
+        assert!(!set.contains(crowd(MAX_DISTANCE as u128 + 501)));
     }
 }

@@ -140,7 +140,7 @@ impl Schedule {
 /// restarts (with at most two cells) take a share of the exhaustive pass's nodes.
 /// Best-first finds most wins soon and short, and some deep ones; restarts find the
 /// deep wins that a few orders find soon; the exhaustive pass, which stores a
-/// position in 16 bytes and expands it in a third of the time, makes the large proofs.
+/// position in 12 to 16 bytes and expands it in a third of the time, makes the large proofs.
 pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedule: Schedule) -> Pass {
     if root.is_won() {
         return Pass::Settled(Status::Solved, vec![], 1);
