@@ -2,7 +2,8 @@
 
 use crate::slots::{footprint, slots_within, Slots};
 
-/// A set of nonzero 128-bit fingerprints (linear probing, at most 7/8 full).
+/// A set of nonzero 128-bit fingerprints (linear probing, at most 7/8 full while it can
+/// grow, 15/16 once its budget stops it: probes run longer, but more positions fit).
 ///
 /// Fingerprints are already uniformly mixed: a fingerprint's home slot is its high 64
 /// bits scaled to the table's size, so homes keep the fingerprints' order at any size.
@@ -49,6 +50,12 @@ const INITIAL_CAPACITY: usize = 1 << 12;
 const TAIL: usize = 1 << 10;
 /// A word of the storage, and a whole fingerprint's slot.
 const SLOT: usize = std::mem::size_of::<u128>();
+/// A table grows when more than 14/16 of its home slots would be full; one that its
+/// budget keeps from growing fills on to 15/16.
+const GROW_PAST: usize = 14;
+const FILL_TO: usize = 15;
+/// The most of a budget kept back from the last growth for the overflow list.
+const OVERFLOW_ROOM: usize = 1 << 20;
 /// Growing by less than a sixteenth is not worth a pass over the table.
 const MIN_GROWTH_SIXTEENTHS: usize = 17;
 
@@ -169,7 +176,20 @@ impl FingerprintSet {
 
     /// Bytes the table holds now.
     pub fn bytes(&self) -> usize {
-        self.slots.bytes() + self.overflow.len() * SLOT
+        self.slots.bytes() + self.overflow.capacity() * SLOT
+    }
+
+    /// Whether `more` fingerprints fit in `sixteenths` of the home slots.
+    #[inline]
+    fn has_room(&self, more: usize, sixteenths: usize) -> bool {
+        (self.len + more) * 16 <= self.capacity * sixteenths
+    }
+
+    /// Whether a table its budget keeps from growing has room for `more` fingerprints:
+    /// fuller, more probes spill over, so the overflow list (which may double) must fit too.
+    fn can_fill_on(&self, more: usize) -> bool {
+        let overflow_growth = self.overflow.capacity().max(more) * SLOT;
+        self.has_room(more, FILL_TO) && self.bytes() + self.others + overflow_growth <= self.max_bytes
     }
 
     /// Home slots and the tail.
@@ -243,11 +263,18 @@ impl FingerprintSet {
         // 0 marks an empty slot; remapping it to 1 merges two fingerprints, a 2^-128 event
         // already inside the collision bound.
         let fp = if fp == EMPTY { 1 } else { fp };
-        if (self.len + 1) * 8 > self.capacity * 7 {
+        if !self.has_room(1, GROW_PAST) {
             if self.contains(fp) {
                 return Ok(false);
             }
-            self.grow()?;
+            if self.grow().is_err() {
+                if !self.can_fill_on(1) {
+                    return Err(OutOfMemory);
+                }
+                let new = self.place(fp);
+                self.peak = self.peak.max(self.bytes() + self.others);
+                return Ok(new);
+            }
         }
         Ok(self.place(fp))
     }
@@ -292,8 +319,10 @@ impl FingerprintSet {
 
     /// Makes room for `more` insertions by `insert_reserved`, growing now if need be.
     pub fn reserve(&mut self, more: usize) -> Result<(), OutOfMemory> {
-        while (self.len + more) * 8 > self.capacity * 7 {
-            self.grow()?;
+        while !self.has_room(more, GROW_PAST) {
+            if self.grow().is_err() {
+                return if self.can_fill_on(more) { Ok(()) } else { Err(OutOfMemory) };
+            }
         }
         Ok(())
     }
@@ -303,7 +332,7 @@ impl FingerprintSet {
     /// overflow list catches a probe that runs off the end), never wrong.
     #[inline]
     pub fn insert_reserved(&mut self, fp: u128) -> bool {
-        debug_assert!((self.len + 1) * 8 <= self.capacity * 7, "insert_reserved without reserve");
+        debug_assert!(self.has_room(1, FILL_TO), "insert_reserved without reserve");
         self.place(if fp == EMPTY { 1 } else { fp })
     }
 
@@ -335,7 +364,9 @@ impl FingerprintSet {
         if self.bytes_growing_to(capacity, packed) > room {
             // The largest table that fits, whole slots of 64, beside the old table if that
             // is copied rather than moved, in whole huge pages if it is mapped.
-            let words = slots_within(room.saturating_sub(self.copied_bytes()));
+            // What is left over is for the overflow list once the table fills on (`can_fill_on`).
+            let spare = (room / 256).min(OVERFLOW_ROOM);
+            let words = slots_within(room.saturating_sub(self.copied_bytes() + spare));
             capacity = slots_in(words, packed).saturating_sub(TAIL) & !63;
             if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
                 return None;
@@ -481,7 +512,7 @@ mod tests {
         assert!(capacity > 131_072 * 17 / 16 && !capacity.is_power_of_two(), "{capacity}");
         assert!(set.peak_bytes() <= budget && set.bytes() == (capacity + TAIL) * SLOT);
         assert_eq!(set.len(), inserted);
-        assert!(inserted * 8 >= capacity * 7 - 8, "filled to 7/8 before giving up: {inserted} of {capacity}");
+        assert!(inserted * 16 >= capacity * 15 - 16, "filled to 15/16 before giving up: {inserted} of {capacity}");
         for i in 0..inserted as u128 {
             assert!(set.contains(key(i)), "{i}");
             assert_eq!(set.insert(key(i)), Ok(false));
@@ -603,7 +634,7 @@ mod tests {
         assert!(set.peak_bytes() <= budget && set.bytes() <= budget, "{} {}", set.peak_bytes(), set.bytes());
         assert!(set.bytes() < (set.capacity + TAIL) * 13, "12 bytes a slot: {} for {}", set.bytes(), set.capacity);
         assert_eq!(set.len(), inserted);
-        assert!(inserted * 8 >= set.capacity * 7 - 8, "filled to 7/8: {inserted} of {}", set.capacity);
+        assert!(inserted * 16 >= set.capacity * 15 - 16, "filled to 15/16: {inserted} of {}", set.capacity);
         // More than a wide table of the same bytes could have held.
         assert!(inserted > budget / SLOT * 7 / 8 * 5 / 4, "{inserted}");
         assert!((0..inserted as u128).all(|i| set.contains(key(i)) && set.insert(key(i)) == Ok(false)));
