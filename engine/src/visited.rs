@@ -188,7 +188,8 @@ impl FingerprintSet {
     /// Whether a table its budget keeps from growing has room for `more` fingerprints:
     /// fuller, more probes spill over, so the overflow list (which may double) must fit too.
     fn can_fill_on(&self, more: usize) -> bool {
-        let overflow_growth = self.overflow.capacity().max(more) * SLOT;
+        // Growing, the list holds its old buffer beside one twice as long (4 at first).
+        let overflow_growth = 2 * self.overflow.capacity().max(more).max(4) * SLOT;
         self.has_room(more, FILL_TO) && self.bytes() + self.others + overflow_growth <= self.max_bytes
     }
 
@@ -392,6 +393,7 @@ impl FingerprintSet {
             None if pack && !self.packed => (self.capacity_within(room, false).ok_or(OutOfMemory)?, false),
             None => return Err(OutOfMemory),
         };
+        debug_assert!(!packed || capacity < 1 << 41, "unpack needs capacity < 2^41");
         self.peak = self.peak.max(self.bytes_growing_to(capacity, packed) + self.others);
         let (old_slots, was_packed, old_width) = (self.slot_count(), self.packed, self.width);
         if !self.slots.grow(words(capacity + TAIL, packed).max(self.slots.len())) {
@@ -454,6 +456,47 @@ impl FingerprintSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every fingerprint lies at or past its home with no empty slot between, within the
+    /// distance a packed slot can say; the overflow list holds only what no probe finds;
+    /// `len` counts them all; and the bytes past the table are zero, as growth needs.
+    fn assert_well_formed(set: &FingerprintSet) {
+        let end = set.slot_count();
+        assert!(set.slots.len() >= words(end, set.packed));
+        let mut last_empty = None;
+        let mut count = 0;
+        for s in 0..end {
+            let home = if set.packed {
+                let entry = set.packed_at(s);
+                if entry == EMPTY {
+                    last_empty = Some(s);
+                    continue;
+                }
+                let distance = (entry >> DISTANCE_SHIFT) as usize - 1;
+                assert!(distance <= MAX_DISTANCE && distance <= s, "slot {s}: distance {distance}");
+                let home = s - distance;
+                assert_eq!(FingerprintSet::home(unpack(entry, s, set.width), set.capacity), home, "slot {s}");
+                home
+            } else {
+                let fp = set.slots[s];
+                if fp == EMPTY {
+                    last_empty = Some(s);
+                    continue;
+                }
+                FingerprintSet::home(fp, set.capacity)
+            };
+            assert!(home <= s && home < set.capacity, "slot {s}: home {home}");
+            assert!(last_empty.is_none_or(|e| e < home), "slot {s}: an empty slot between it and home {home}");
+            count += 1;
+        }
+        assert_eq!(count + set.overflow.len(), set.len);
+        assert!(set
+            .overflow
+            .iter()
+            .all(|&o| matches!(set.probe(o, FingerprintSet::home(o, set.capacity)), Probe::Full)));
+        let used = end * if set.packed { PACKED_SLOT } else { SLOT };
+        assert!(set.slots.as_bytes()[used..].iter().all(|&b| b == 0), "bytes past the table");
+    }
 
     #[test]
     fn inserts_are_remembered_across_growth() {
@@ -554,6 +597,7 @@ mod tests {
             assert_eq!(set.insert(other(i)), Ok(true));
         }
         assert_eq!(set.len(), TAIL + 500 + 50_000);
+        assert_well_formed(&set);
         assert!((0..(TAIL as u128 + 500)).all(|i| set.contains(crowd(i)) && set.insert(crowd(i)) == Ok(false)));
         assert!((0..50_000u128).all(|i| set.contains(other(i))));
         assert!(!set.contains(crowd(TAIL as u128 + 500)));
@@ -634,6 +678,7 @@ mod tests {
         assert!(set.peak_bytes() <= budget && set.bytes() <= budget, "{} {}", set.peak_bytes(), set.bytes());
         assert!(set.bytes() < (set.capacity + TAIL) * 13, "12 bytes a slot: {} for {}", set.bytes(), set.capacity);
         assert_eq!(set.len(), inserted);
+        assert_well_formed(&set);
         assert!(inserted * 16 >= set.capacity * 15 - 16, "filled to 15/16: {inserted} of {}", set.capacity);
         // More than a wide table of the same bytes could have held.
         assert!(inserted > budget / SLOT * 7 / 8 * 5 / 4, "{inserted}");
@@ -652,6 +697,7 @@ mod tests {
         assert!(!set.packed && set.capacity > PACK_FROM / 2 * 17 / 16, "{}", set.capacity);
         assert!(set.peak_bytes() <= budget);
         assert_eq!(set.len(), inserted);
+        assert_well_formed(&set);
         assert!((0..inserted as u128).all(|i| set.contains(key(i))));
     }
 
@@ -681,6 +727,7 @@ mod tests {
         }
         assert!(!set.overflow.is_empty());
         assert_eq!(set.len(), before + MAX_DISTANCE + 500);
+        assert_well_formed(&set);
         assert!((1..=(MAX_DISTANCE as u128 + 500)).all(|j| set.contains(crowd(j)) && set.insert(crowd(j)) == Ok(false)));
         assert!(!set.contains(crowd(MAX_DISTANCE as u128 + 501)));
     }
