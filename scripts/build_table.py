@@ -38,6 +38,9 @@ two rows in place of the undecided ones: 3 jobs were undecided. Then
     python scripts/build_table.py --patch build/table-retry2
 
 proved 20410 with 1 cell lost (650.6 s, 665 million positions): 2 jobs are undecided.
+With the store that packs positions into 12 bytes, the same with `--max-memory 20G`
+on 982 with 2 cells and 24966 with 1 ran out of memory after storing 1.56 and 1.67
+billion positions: they are still undecided.
 Every solved row's score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
@@ -91,8 +94,15 @@ in 39 s; `--takeback --patch` of each put them in: 13 jobs were undecided. Then
         --max-seconds 480 --max-memory 9G --out build/takeback-retry10
 
 proved 4 of them lost, and the same of 8816 and 29147 with `--max-seconds 900
---max-memory 10G` proved 29147 lost; the patches put them in: 8 jobs are undecided
-(docs/takeback.md), none of them a deal the classic table shows won.
+--max-memory 10G` proved 29147 lost; the patches put them in: 8 jobs were undecided.
+With the store that packs positions into 12 bytes,
+
+    fcanalyze sweep --deals 8816,8983,18032,25887 --cells 1 --variant freecell,takeback=yes \
+        --max-seconds 900 --max-memory 10G --out build/takeback-retry13
+    python scripts/build_table.py --takeback --patch build/takeback-retry13
+
+proved 25887 lost: 7 jobs are undecided (docs/takeback.md), none of them a deal the
+classic table shows won.
 """
 
 from __future__ import annotations
