@@ -12,7 +12,7 @@ import click
 
 from . import __version__
 from .board import Board, parse_board
-from .budgets import DEFAULT_MAX_SECONDS, check_nodes, check_seconds, parse_memory
+from .budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, check_nodes, check_seconds, parse_memory
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
 from .inputs import quote, read_text, whole_number
@@ -320,7 +320,28 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
             f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth}  "
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
         )
+        if result.limit is not None:
+            click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory))
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
+
+
+def _more_budget(
+    limit: str, states: int, max_nodes: int | None, max_seconds: float | None, max_memory: int | None
+) -> str:
+    """Which budget ran out, and the option that gives the search more of it."""
+    if limit == "memory":
+        budget = max_memory or DEFAULT_MAX_MEMORY
+        twice = f"{round(2 * budget / 2**30)}G" if budget >= 2**29 else f"{round(2 * budget / 2**20)}M"
+        # A packed store holds some 84 million positions a GiB (docs/correctness.md).
+        return (
+            f"the memory budget ({budget / 2**20:,.0f} MiB) ran out after storing {states:,} positions (a GiB "
+            f"holds some 80 million); to go on, give it more: --max-memory {twice}"
+        )
+    if limit == "seconds" and max_seconds is not None:
+        return f"the time budget ran out; to go on, give it more: --max-seconds {2 * max_seconds:g}"
+    if limit == "nodes" and max_nodes is not None:
+        return f"the budget of positions ran out; to go on, give it more: --max-nodes {2 * max_nodes}"
+    return f"the {limit} budget ran out"
 
 
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)

@@ -205,6 +205,13 @@ def test_solve_cli(run_cli):
     assert proof.exit_code == 1 and json.loads(proof.stdout)["status"] == "unsolvable"
     unknown = run_cli("solve", "11982", "--max-nodes", "10")
     assert unknown.exit_code == 3 and "UNKNOWN (limit: nodes)" in unknown.stdout
+    assert "give it more: --max-nodes 20" in unknown.stdout
+    # A lost 1-cell deal of 39 million positions does not fit in 16 MiB: the line says
+    # what ran out and what to pass for more.
+    cramped = run_cli("solve", "26063", "--cells", "1", "--max-memory", "16M")
+    assert cramped.exit_code == 3 and "UNKNOWN (limit: memory)" in cramped.stdout
+    assert "the memory budget (16 MiB) ran out after storing" in cramped.stdout
+    assert cramped.stdout.rstrip().endswith("give it more: --max-memory 32M")
     board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
     assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
 
