@@ -23,9 +23,6 @@ pub struct FingerprintSet {
     slots: Slots,
     capacity: usize,
     packed: bool,
-    /// floor(2^64 / capacity): a packed slot's home times this is at most its
-    /// fingerprint's high half, and less than 2^42 below it.
-    width: u64,
     /// Fingerprints whose probe ran past the last slot, or (packed) further from home
     /// than a slot can say: in practice never any, as that takes a run of TAIL full
     /// slots; they keep the set exact if it happens. Packed, they are kept as the
@@ -116,6 +113,7 @@ fn unpack(entry: u128, slot: usize, width: u64) -> u128 {
     (u128::from(high) << 64) | u128::from(entry as u64 & KEPT)
 }
 
+/// floor(2^64 / capacity), which `unpack` takes: computed once a growth, not a slot.
 fn width_of(capacity: usize) -> u64 {
     ((1u128 << 64) / capacity as u128) as u64
 }
@@ -137,7 +135,6 @@ impl FingerprintSet {
             slots,
             capacity: INITIAL_CAPACITY,
             packed: false,
-            width: width_of(INITIAL_CAPACITY),
             overflow: vec![],
             len: 0,
             max_bytes,
@@ -191,6 +188,16 @@ impl FingerprintSet {
         // Growing, the list holds its old buffer beside one twice as long (4 at first).
         let overflow_growth = 2 * self.overflow.capacity().max(more).max(4) * SLOT;
         self.has_room(more, FILL_TO) && self.bytes() + self.others + overflow_growth <= self.max_bytes
+    }
+
+    /// What the table keeps of `fp`: all of it, or (packed) what `keep` keeps.
+    #[inline]
+    fn kept(&self, fp: u128) -> u128 {
+        if self.packed {
+            keep(fp)
+        } else {
+            fp
+        }
     }
 
     /// Home slots and the tail.
@@ -291,7 +298,7 @@ impl FingerprintSet {
                 true
             }
             Probe::Full => {
-                let kept = if self.packed { keep(fp) } else { fp };
+                let kept = self.kept(fp);
                 if self.overflow.contains(&kept) {
                     return false;
                 }
@@ -342,7 +349,7 @@ impl FingerprintSet {
         match self.probe(fp, Self::home(fp, self.capacity)) {
             Probe::Found => true,
             Probe::Empty(..) => false,
-            Probe::Full => self.overflow.contains(&if self.packed { keep(fp) } else { fp }),
+            Probe::Full => self.overflow.contains(&self.kept(fp)),
         }
     }
 
@@ -395,13 +402,12 @@ impl FingerprintSet {
         };
         debug_assert!(!packed || capacity < 1 << 41, "unpack needs capacity < 2^41");
         self.peak = self.peak.max(self.bytes_growing_to(capacity, packed) + self.others);
-        let (old_slots, was_packed, old_width) = (self.slot_count(), self.packed, self.width);
+        let (old_slots, was_packed, old_width) = (self.slot_count(), self.packed, width_of(self.capacity));
         if !self.slots.grow(words(capacity + TAIL, packed).max(self.slots.len())) {
             return Err(OutOfMemory);
         }
         self.capacity = capacity;
         self.packed = packed;
-        self.width = width_of(capacity);
         let mut moved_last = std::mem::take(&mut self.overflow);
         // From the last slot down, each fingerprint moves to the first empty slot from its
         // new home on. Homes only move up as the table grows, and every slot above the
@@ -426,11 +432,7 @@ impl FingerprintSet {
                     continue;
                 }
                 self.slots[p] = EMPTY;
-                if packed {
-                    keep(fp)
-                } else {
-                    fp
-                }
+                self.kept(fp)
             };
             let home = Self::home(fp, capacity);
             let lowest = if was_packed == packed { p } else { (p * SLOT).div_ceil(PACKED_SLOT) };
@@ -475,7 +477,11 @@ mod tests {
                 let distance = (entry >> DISTANCE_SHIFT) as usize - 1;
                 assert!(distance <= MAX_DISTANCE && distance <= s, "slot {s}: distance {distance}");
                 let home = s - distance;
-                assert_eq!(FingerprintSet::home(unpack(entry, s, set.width), set.capacity), home, "slot {s}");
+                assert_eq!(
+                    FingerprintSet::home(unpack(entry, s, width_of(set.capacity)), set.capacity),
+                    home,
+                    "slot {s}"
+                );
                 home
             } else {
                 let fp = set.slots[s];
