@@ -8,12 +8,13 @@ class _Outcome(TypedDict):
     """What `solve` returns (a plain dict at run time)."""
 
     status: Literal["solved", "unsolvable", "unknown"]
-    limit: Literal["nodes", "seconds", "memory", "interrupted"] | None
+    limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
     solution: str
     nodes: int
     states: int
     max_depth: int
     peak_memory: int
+    peak_disk: int
     seconds: float
 
 __version__: str
@@ -55,7 +56,11 @@ def solve(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     max_memory: int | None = None,
+    spill_dir: str | None = None,
+    max_disk: int | None = None,
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
-    peak_memory and seconds; see fcanalyze.solve for their meaning."""
+    peak_memory, peak_disk and seconds; see fcanalyze.solve for their meaning. With
+    spill_dir, a proof that outgrows max_memory goes on as a layered proof with its
+    files there, at most max_disk bytes of them."""

@@ -1,9 +1,11 @@
-"""Search budgets (positions, seconds, memory): parsed and range-checked once, where input arrives."""
+"""Search budgets (positions, seconds, memory, disk): parsed and range-checked once, where input arrives."""
 
 from __future__ import annotations
 
 import functools
 import math
+import os
+import shutil
 from dataclasses import dataclass
 
 from .errors import FcanalyzeError
@@ -59,7 +61,7 @@ def check_seconds(value: float | None) -> float | None:
     return seconds
 
 
-def parse_memory(value: int | str | None) -> int | None:
+def parse_memory(value: int | str | None, what: str = "memory budget") -> int | None:
     """Bytes from an int or text like `2G`, `512M`, `1.5GiB`: 1 MiB..1 PiB, or None."""
     if value is None:
         return None
@@ -85,22 +87,52 @@ def parse_memory(value: int | str | None) -> int | None:
             raise FcanalyzeError(f"bad memory size {quote(value)}; write it like 2G or 512M")
         size = int(float(number) * scale)
     if not MIN_MEMORY <= size <= MAX_MEMORY:
-        raise FcanalyzeError(f"memory budget must be 1M..1P, got {quote(value)}")
+        raise FcanalyzeError(f"{what} must be 1M..1P, got {quote(value)}")
     return size
+
+
+def check_spill_dir(path: str | os.PathLike[str] | None) -> str | None:
+    """A directory for a layered proof's files: it must exist and be writable."""
+    if path is None:
+        return None
+    text = os.fspath(path)
+    if not os.path.isdir(text):
+        raise FcanalyzeError(f"--spill-dir {quote(text)} is not a directory; make it first")
+    if not os.access(text, os.W_OK | os.X_OK):
+        raise FcanalyzeError(f"--spill-dir {quote(text)} is not writable")
+    return os.path.abspath(text)
+
+
+def default_max_disk(spill_dir: str) -> int:
+    """Half the space free in `spill_dir` now: a proof never fills the disk it shares."""
+    return max(MIN_MEMORY, shutil.disk_usage(spill_dir).free // 2)
 
 
 @dataclass(frozen=True)
 class Budgets:
-    """Per-job limits, checked on construction; None means no limit."""
+    """Per-job limits, checked on construction; None means no limit.
+
+    `spill_dir` is where a proof that runs out of memory goes on as a layered proof,
+    keeping at most `max_disk` bytes of files there (by default half the space free
+    there when the budgets are made); without it such a proof ends `unknown`."""
 
     max_nodes: int | None = None
     max_seconds: float | None = None
     max_memory: int | None = None
+    spill_dir: str | None = None
+    max_disk: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
         object.__setattr__(self, "max_seconds", check_seconds(self.max_seconds))
         object.__setattr__(self, "max_memory", parse_memory(self.max_memory))
+        object.__setattr__(self, "spill_dir", check_spill_dir(self.spill_dir))
+        max_disk = parse_memory(self.max_disk, "disk budget")
+        if max_disk is not None and self.spill_dir is None:
+            raise FcanalyzeError("--max-disk needs --spill-dir: the disk it limits is the spill directory's")
+        if self.spill_dir is not None and max_disk is None:
+            max_disk = default_max_disk(self.spill_dir)
+        object.__setattr__(self, "max_disk", max_disk)
 
     def text(self) -> str:
         """As the dataset's `budgets` column records it: `max_nodes=none,max_seconds=30,max_memory=...`."""
@@ -113,7 +145,11 @@ def _budgets_text(budgets: Budgets) -> str:
     def show(v: float | None) -> str:
         return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
 
-    return (
+    text = (
         f"max_nodes={show(budgets.max_nodes)},max_seconds={show(budgets.max_seconds)},"
         f"max_memory={show(budgets.max_memory)}"
     )
+    # Only a sweep that spills says so: the text of every other is as it always was.
+    if budgets.spill_dir is not None:
+        text += f",max_disk={show(budgets.max_disk)},spill_dir={budgets.spill_dir}"
+    return text

@@ -257,11 +257,34 @@ def _budget_options(f):
     return f
 
 
+def _spill_options(f):
+    """--spill-dir and --max-disk: proofs bigger than memory, on disk."""
+    f = click.option(
+        "--max-disk",
+        metavar="SIZE",
+        type=_Checked("size", lambda v: parse_memory(v, "disk budget")),
+        default=None,
+        help="Most disk a layered proof may fill in --spill-dir, like 50G. Default: half the space free there.",
+    )(f)
+    f = click.option(
+        "--spill-dir",
+        metavar="DIR",
+        default=None,
+        help="When a proof outgrows --max-memory, go on with a layered proof that keeps the "
+        "positions of later layers in files under DIR (an existing directory, on a fast "
+        "local disk; the files are removed when the proof ends). It holds a small part of "
+        "the proof in memory at a time, and can only prove a deal lost: a win it meets "
+        "leaves the job unknown.",
+    )(f)
+    return f
+
+
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="[N]", required=False)
 @click.option("--board", "board_file", metavar="FILE", help="Solve the position in a board file instead.")
 @_variant_options
 @_budget_options
+@_spill_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
     "--solution-out",
@@ -270,7 +293,9 @@ def _budget_options(f):
     help="Also write just the solution's moves to FILE ('-': standard output, alone), in "
     "the notation 'fcanalyze verify' reads. Nothing is written unless solved.",
 )
-def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory, as_json, solution_out):
+def solve(
+    number, board_file, variant, cells, max_nodes, max_seconds, max_memory, spill_dir, max_disk, as_json, solution_out
+):
     """Decide deal N (or --board FILE): solved, unsolvable, or unknown.
 
     A solution is replayed by the independent referee before it is shown.
@@ -293,7 +318,15 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
     else:
         text, what = read_text(board_file, "board file")
         target = parse_board(text, rules, source=what)
-    result = solve_job(target, variant=rules, max_nodes=max_nodes, max_seconds=max_seconds, max_memory=max_memory)
+    result = solve_job(
+        target,
+        variant=rules,
+        max_nodes=max_nodes,
+        max_seconds=max_seconds,
+        max_memory=max_memory,
+        spill_dir=spill_dir,
+        max_disk=max_disk,
+    )
     moves_text = " ".join(result.solution) + "\n"
     if solution_out == "-":
         if result.status == SOLVED:
@@ -319,24 +352,38 @@ def solve(number, board_file, variant, cells, max_nodes, max_seconds, max_memory
         click.echo(
             f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth}  "
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
+            + (f"  disk: {result.peak_disk / 2**20:.1f} MiB" if result.peak_disk else "")
         )
         if result.limit is not None:
-            click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory))
+            click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
 
 
 def _more_budget(
-    limit: str, states: int, max_nodes: int | None, max_seconds: float | None, max_memory: int | None
+    limit: str,
+    states: int,
+    max_nodes: int | None,
+    max_seconds: float | None,
+    max_memory: int | None,
+    spill_dir: str | None = None,
 ) -> str:
     """Which budget ran out, and the option that gives the search more of it."""
     if limit == "memory":
         budget = max_memory or DEFAULT_MAX_MEMORY
         twice = f"{round(2 * budget / 2**30)}G" if budget >= 2**29 else f"{round(2 * budget / 2**20)}M"
+        if spill_dir is not None:
+            return (
+                f"the layered proof met a win, or one of its layers outgrew the memory budget "
+                f"({budget / 2**20:,.0f} MiB); to find the win or go on, give it more: --max-memory {twice}"
+            )
         # A packed store holds some 84 million positions a GiB (docs/correctness.md).
         return (
             f"the memory budget ({budget / 2**20:,.0f} MiB) ran out after storing {states:,} positions (a GiB "
-            f"holds some 80 million); to go on, give it more: --max-memory {twice}"
+            f"holds some 80 million); to go on, give it more: --max-memory {twice}, or prove it on "
+            "disk with --spill-dir DIR"
         )
+    if limit == "disk":
+        return "the layered proof filled its --max-disk, or could not write to --spill-dir; give it more room"
     if limit == "seconds" and max_seconds is not None:
         return f"the time budget ran out; to go on, give it more: --max-seconds {2 * max_seconds:g}"
     if limit == "nodes" and max_nodes is not None:
@@ -487,6 +534,7 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     default=None,
     help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit in 80% of this machine's memory.",
 )
+@_spill_options
 @click.option(
     "--retry-unknown",
     is_flag=True,
@@ -535,6 +583,8 @@ def sweep(
     max_seconds,
     max_nodes,
     max_memory,
+    spill_dir,
+    max_disk,
     retry_unknown,
     escalate,
     scheduler,
@@ -607,6 +657,8 @@ def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
         max_seconds=max_seconds,
         max_nodes=options["max_nodes"],
         max_memory=options["max_memory"],
+        spill_dir=options["spill_dir"],
+        max_disk=options["max_disk"],
         retry_unknown=retry_unknown,
         progress=None if options["no_progress"] else ProgressBar(),
         scheduler=options["scheduler"],

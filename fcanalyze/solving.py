@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import asdict, dataclass, field
 
 from . import _engine
 from .board import Board
-from .budgets import Budgets, parse_memory
+from .budgets import Budgets, check_spill_dir, parse_memory
 from .deals import check_deal_number, microsoft_deal
 from .referee import replay
 from .status import SOLVED, UNSOLVABLE
@@ -25,7 +26,7 @@ class SolveResult:
 
     status is `solved` (with a solution the referee replayed), `unsolvable` (proved by
     exhaustive search) or `unknown` (a budget ran out; `limit` names it: nodes,
-    seconds, memory). moves counts a sequence move as one; card_moves counts the
+    seconds, memory, disk). moves counts a sequence move as one; card_moves counts the
     single-card moves they expand to; score is the solution's score under the
     FreeCell Solitaire app's scoring (`fcanalyze.scoring`). nodes are positions expanded, states distinct
     positions stored, peak_memory the search's own bytes at most.
@@ -43,6 +44,8 @@ class SolveResult:
     seconds: float
     peak_memory: int
     deal: int | None = None
+    # Most bytes a layered proof (spill_dir) held on disk; 0 without one.
+    peak_disk: int = 0
     variant: str = "freecell"
     cells: int = 4
     # Time the referee took to replay the solution (0 unless solved).
@@ -83,6 +86,8 @@ def solve(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     max_memory: int | str | None = None,
+    spill_dir: str | os.PathLike[str] | None = None,
+    max_disk: int | str | None = None,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
@@ -96,15 +101,21 @@ def solve(
             positions expanded or seconds; default no limit.
         max_memory: bytes, or text like '2G' or '512M'; default 8 GiB. The search's
             real memory stays within it.
+        spill_dir: a directory where a proof that outgrows max_memory goes on as a
+            layered proof (docs/correctness.md, "The layered proof"), writing at most
+            max_disk (bytes or text; default half the space free there) of files it
+            removes when done. It only proves losses: a win it meets leaves 'unknown'.
 
     Returns a SolveResult with:
         status: 'solved', 'unsolvable' (proved by exhaustive search) or 'unknown';
-        limit: for 'unknown', the budget that ran out: 'nodes', 'seconds' or 'memory';
+        limit: for 'unknown', the budget that ran out: 'nodes', 'seconds', 'memory'
+            or 'disk';
         solution: the moves in standard notation (list of str), replayed by the
             independent referee; moves (a sequence move counts as one), card_moves;
             score (the FreeCell Solitaire app's: +10 a card home, +5 a card out of a
             free cell onto a column, sequence moves scored as their single cards);
-        nodes, states, max_depth, seconds, peak_memory (bytes), verify_seconds;
+        nodes, states, max_depth, seconds, peak_memory and peak_disk (bytes),
+        verify_seconds;
         deal, variant, cells: what was solved.
 
     Raises FcanalyzeError (a ValueError; DealNumberError, VariantError, BoardError
@@ -123,7 +134,13 @@ def solve(
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
-    budgets = Budgets(max_nodes, max_seconds, parse_memory(max_memory))
+    budgets = Budgets(
+        max_nodes,
+        max_seconds,
+        parse_memory(max_memory),
+        check_spill_dir(spill_dir),
+        parse_memory(max_disk, "disk budget"),
+    )
     raw = _engine.solve(
         board.columns,
         board.cells,
@@ -132,6 +149,8 @@ def solve(
         max_nodes=budgets.max_nodes,
         max_seconds=budgets.max_seconds,
         max_memory=budgets.max_memory,
+        spill_dir=budgets.spill_dir,
+        max_disk=budgets.max_disk,
     )
     moves = card_moves = score = None
     verify_seconds = 0.0
@@ -158,6 +177,7 @@ def solve(
         max_depth=raw["max_depth"],
         seconds=raw["seconds"],
         peak_memory=raw["peak_memory"],
+        peak_disk=raw["peak_disk"],
         deal=deal,
         variant=rules.name,
         cells=rules.cells,

@@ -15,5 +15,6 @@ ERROR: Final = "error"
 STATUSES: tuple[Status, ...] = (SOLVED, UNSOLVABLE, UNKNOWN, ERROR)
 DECIDED: tuple[Status, ...] = (SOLVED, UNSOLVABLE)
 
-Limit = Literal["nodes", "seconds", "memory", "interrupted"]
-LIMITS: tuple[Limit, ...] = ("nodes", "seconds", "memory", "interrupted")
+# "disk": a layered proof (--spill-dir) filled its --max-disk, or could not write.
+Limit = Literal["nodes", "seconds", "memory", "interrupted", "disk"]
+LIMITS: tuple[Limit, ...] = ("nodes", "seconds", "memory", "interrupted", "disk")

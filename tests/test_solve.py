@@ -211,14 +211,34 @@ def test_solve_cli(run_cli):
     cramped = run_cli("solve", "26063", "--cells", "1", "--max-memory", "16M")
     assert cramped.exit_code == 3 and "UNKNOWN (limit: memory)" in cramped.stdout
     assert "the memory budget (16 MiB) ran out after storing" in cramped.stdout
-    assert cramped.stdout.rstrip().endswith("give it more: --max-memory 32M")
+    assert cramped.stdout.rstrip().endswith("give it more: --max-memory 32M, or prove it on disk with --spill-dir DIR")
     board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
     assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
+
+
+def test_a_proof_that_outgrows_memory_goes_on_layered_on_disk_and_cleans_up(tmp_path, run_cli):
+    """Deal 11982 with 4 cells within 1 MiB: the in-memory proof runs out, the layered
+    one (docs/correctness.md, "The layered proof") proves it lost with its layers on
+    disk, and removes its files."""
+    cramped = solve(11982, max_memory="1M")
+    assert cramped.status == "unknown" and cramped.limit == "memory" and cramped.peak_disk == 0
+    layered = solve(11982, max_memory="1M", spill_dir=tmp_path)
+    assert layered.status == "unsolvable" and layered.peak_disk > 0
+    assert layered.peak_memory <= 1 << 20
+    assert list(tmp_path.iterdir()) == []
+    # The command line says how much disk it took (about 100 KiB: within --max-disk).
+    tight = run_cli("solve", "11982", "--max-memory", "1M", "--spill-dir", tmp_path, "--max-disk", "1M")
+    assert tight.exit_code == 1 and "UNSOLVABLE" in tight.stdout and "disk: 0.1 MiB" in tight.stdout
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
     "args,message",
     [
+        (["solve", "1", "--spill-dir", "/no/such/dir"], "--spill-dir '/no/such/dir' is not a directory"),
+        (["solve", "1", "--max-disk", "5G"], "--max-disk needs --spill-dir"),
+        (["solve", "1", "--spill-dir", ".", "--max-disk", "5Q"], "bad memory size '5Q'"),
+        (["solve", "1", "--spill-dir", ".", "--max-disk", "0"], "disk budget must be 1M..1P"),
         (["solve"], "give a deal number N or --board FILE"),
         (["solve", "0"], "deal number 0 is out of range"),
         (["solve", "1", "--max-memory", "lots"], "bad memory size 'lots'"),

@@ -147,6 +147,21 @@ def test_rerunning_skips_what_is_done_and_adds_the_rest(tmp_path):
     assert run_sweep("1-20", cells=4, out=out).ran == 0
 
 
+def test_a_sweep_with_a_spill_dir_proves_on_disk_what_outgrows_its_memory(tmp_path):
+    """11982 with 4 cells does not fit in 1 MiB; with --spill-dir the job goes on as a
+    layered proof and is proved lost, its row saying where it spilled."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    cramped = run_sweep("11982", cells=4, out=tmp_path / "a", workers=1, max_memory="1M")
+    assert cramped.by_cells[4]["unknown"] == 1
+    layered = run_sweep("11982", cells=4, out=tmp_path / "b", workers=1, max_memory="1M", spill_dir=spill)
+    assert layered.by_cells[4]["unsolvable"] == 1
+    (row,) = read_dataset(tmp_path / "b").to_pylist()
+    assert row["status"] == "unsolvable" and row["peak_memory"] <= 1 << 20
+    assert row["budgets"].endswith(f"spill_dir={spill}") and ",max_disk=" in row["budgets"]
+    assert list(spill.iterdir()) == []
+
+
 def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):
     out = tmp_path / "ds"
     summary = run_sweep("1-6", cells=4, out=out, workers=2, max_nodes=20)

@@ -1,9 +1,11 @@
 //! Solves deals given as text files for profiling: `cargo run --release --example profile_deals FILE...`
 //! (CELLS=k sets the free cells, TAKEBACK=1 plays the take-back rule, PER_DEAL=1 prints
-//! each deal's verdict, nodes and seconds, MAX_SECONDS=s gives each deal at most s seconds).
+//! each deal's verdict, nodes and seconds, MAX_SECONDS=s gives each deal at most s seconds,
+//! MAX_MEMORY=bytes its memory, and LAYERED=DIR proves it with a layered proof alone,
+//! spilling under DIR).
 use fcanalyze_engine::card::Card;
 use fcanalyze_engine::position::Position;
-use fcanalyze_engine::search::{solve, Budget};
+use fcanalyze_engine::search::{prove_layered, solve, Budget, Spill};
 use fcanalyze_engine::variant::Variant;
 
 fn main() {
@@ -11,7 +13,10 @@ fn main() {
     let takeback = std::env::var("TAKEBACK").is_ok_and(|v| v == "1");
     let per_deal_lines = std::env::var("PER_DEAL").is_ok_and(|v| v == "1");
     let max_seconds = std::env::var("MAX_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(f64::INFINITY);
-    let budget = Budget { max_seconds, ..Budget::default() };
+    let max_memory =
+        std::env::var("MAX_MEMORY").ok().and_then(|s| s.parse().ok()).unwrap_or(Budget::default().max_memory);
+    let budget = Budget { max_seconds, max_memory, ..Budget::default() };
+    let layered = std::env::var("LAYERED").ok().map(|dir| Spill { dir: dir.into(), max_bytes: u64::MAX });
     let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
@@ -23,9 +28,21 @@ fn main() {
                 .map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("card").index()).collect())
                 .collect();
             let s = Position::new(&rules, &cols, &vec![None; cells], [0; 4]).expect("layout");
-            let out = solve(&s, &rules, budget, &mut || false);
+            let out = match &layered {
+                Some(spill) => prove_layered(&s, &rules, budget, spill, &mut || false),
+                None => solve(&s, &rules, budget, &mut || false),
+            };
             if per_deal_lines {
-                println!("{} {:?} {} {:.3}", deals + 1, out.status, out.nodes, out.seconds);
+                println!(
+                    "{} {:?} {} nodes {} states {:.3} s peak memory {} disk {}",
+                    deals + 1,
+                    out.status,
+                    out.nodes,
+                    out.states,
+                    out.seconds,
+                    out.peak_memory,
+                    out.peak_disk
+                );
             }
             nodes += out.nodes;
             deals += 1;

@@ -13,7 +13,9 @@ use std::collections::HashSet;
 use crate::card::Card;
 use crate::moves::generate;
 use crate::position::{Move, Place, Position};
-use crate::search::{complete_best_first, exhaustive_pass, settle_pass, solve, Budget, Schedule, Status};
+use crate::search::{
+    complete_best_first, exhaustive_pass, prove_layered, settle_pass, solve, Budget, Limit, Schedule, Spill, Status,
+};
 use crate::variant::{SequenceMoves, Variant};
 
 /// Every position reachable from `s`, depth first, until a win; None if more than
@@ -322,4 +324,81 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
         // Searches long enough for best-first to rest and wake again.
         assert!(woke >= 5, "{rules:?}: only {woke} searches went past the wake-up");
     }
+}
+
+/// A directory of its own under the system's temporary one, for one test's files.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fcanalyze-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a writable temporary directory");
+    dir
+}
+
+#[test]
+fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
+    // The layered proof searches one class of positions at a time and forgets the
+    // classes it is done with (docs/correctness.md, "The layered proof"). On a lost
+    // position it must visit exactly the positions the exhaustive pass visits, each
+    // once: the same count. On a won one it meets a win, and says unknown (it keeps no
+    // path). Variants with and without take-back, where the level leaves the
+    // foundations out.
+    let variants = [
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, takeback: true, kings_only: true, ..Variant::FREECELL.with_cells(1) },
+    ];
+    let dir = scratch_dir("layered");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
+    let mut rng = 0x1A7E_4ED5_u64;
+    for rules in variants {
+        let (mut won, mut lost, mut spilled) = (0, 0, 0);
+        for _ in 0..150 {
+            let start = random_position(&rules, &mut rng);
+            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
+            let layered = prove_layered(&start, &rules, budget, &spill, &mut || false);
+            if plain {
+                assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
+                won += 1;
+            } else {
+                let (status, stored) = exhaustive_pass(&start, &rules, true);
+                assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
+                assert_eq!(layered.states as usize, stored, "{rules:?}\n{start:?}");
+                spilled += usize::from(layered.peak_disk > 0);
+                lost += 1;
+            }
+        }
+        assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
+        assert!(spilled * 2 >= lost, "{rules:?}: only {spilled} of {lost} lost positions had levels to spill");
+    }
+    // Each proof removes its files.
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
+    let rules = Variant::FREECELL;
+    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4])
+        .expect("deal 11982");
+    let dir = scratch_dir("small-disk");
+    let small = Spill { dir: dir.clone(), max_bytes: 1000 };
+    let out = prove_layered(&start, &rules, Budget::default(), &small, &mut || false);
+    assert_eq!(out.status, Status::Unknown(Limit::Disk));
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let enough = Spill { dir: dir.clone(), max_bytes: 10 << 20 };
+    let out = prove_layered(&start, &rules, Budget::default(), &enough, &mut || false);
+    assert_eq!(out.status, Status::Unsolvable);
+    assert!(out.peak_disk > 1000 && out.peak_disk < 10 << 20, "{}", out.peak_disk);
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = scratch_dir("not-a-dir").join("file");
+    std::fs::write(&file, b"").expect("a file");
+    let nowhere = Spill { dir: file.clone(), max_bytes: u64::MAX };
+    let out = prove_layered(&start, &rules, Budget::default(), &nowhere, &mut || false);
+    assert_eq!(out.status, Status::Unknown(Limit::Disk));
+    let _ = std::fs::remove_dir_all(file.parent().expect("a parent"));
 }

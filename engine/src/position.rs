@@ -219,7 +219,7 @@ impl Position {
         };
         let mut seen = [false; Card::COUNT];
         let mut note = |c: u8| -> Result<(), LayoutError> {
-            let card = Card::from_index(c).ok_or(LayoutError(format!("no card number {c}")))?;
+            let card = Card::from_index(c).ok_or_else(|| LayoutError(format!("no card number {c}")))?;
             if std::mem::replace(&mut seen[usize::from(c)], true) {
                 return Err(LayoutError(format!("{card} appears twice")));
             }

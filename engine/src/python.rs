@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::position::Position;
-use crate::search::{self, Budget, Status};
+use crate::search::{self, Budget, Spill, Status};
 use crate::variant::{SequenceMoves, Variant, MAX_CELLS, MAX_COLUMNS};
 
 /// The rules a search plays, handed over once per job: fcanalyze.solving builds it
@@ -62,10 +62,13 @@ impl PyVariant {
 /// Returns a dict: status ("solved", "unsolvable", "unknown"), limit (the budget that
 /// stopped an unknown, else None), solution (standard-notation moves separated by
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
-/// peak_memory (bytes), seconds.
+/// peak_memory (bytes), peak_disk (bytes), seconds. With `spill_dir`, a proof that
+/// runs out of memory goes on as a layered proof, its files under spill_dir, at most
+/// `max_disk` bytes of them (search::solve_spilling).
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None))]
+#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None))]
+#[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
@@ -74,13 +77,19 @@ fn solve<'py>(
     max_nodes: Option<u64>,
     max_seconds: Option<f64>,
     max_memory: Option<usize>,
+    spill_dir: Option<std::path::PathBuf>,
+    max_disk: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;
     // Python checks budgets first; this keeps a caller of the raw binding from a NaN
     // that means "no limit" or a zero that means "give up at once".
-    if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) || max_nodes == Some(0) || max_memory == Some(0) {
+    if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0)
+        || max_nodes == Some(0)
+        || max_memory == Some(0)
+        || max_disk == Some(0)
+    {
         return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
     }
     let defaults = Budget::default();
@@ -89,6 +98,7 @@ fn solve<'py>(
         max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
         max_memory: max_memory.unwrap_or(defaults.max_memory),
     };
+    let spill = spill_dir.map(|dir| Spill { dir, max_bytes: max_disk.unwrap_or(u64::MAX) });
 
     let mut pending: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -99,7 +109,7 @@ fn solve<'py>(
                 true
             }
         };
-        search::solve(&start, &rules, budget, &mut interrupted)
+        search::solve_spilling(&start, &rules, budget, spill.as_ref(), &mut interrupted)
     });
     if let Some(err) = pending {
         return Err(err);
@@ -126,6 +136,7 @@ fn solve<'py>(
     out.set_item("states", outcome.states)?;
     out.set_item("max_depth", outcome.max_depth)?;
     out.set_item("peak_memory", outcome.peak_memory)?;
+    out.set_item("peak_disk", outcome.peak_disk)?;
     out.set_item("seconds", outcome.seconds)?;
     Ok(out)
 }

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, parse_memory
+from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, check_spill_dir, parse_memory
 from ..chunks import SHARD_PREFIX
 from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
@@ -150,6 +150,8 @@ def plan_sweep(
     max_nodes: int | None = None,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
     max_memory: int | str | None = None,
+    spill_dir: str | os.PathLike[str] | None = None,
+    max_disk: int | str | None = None,
     retry_unknown: bool = False,
     progress: Progress | None = None,
     scheduler: str | None = None,
@@ -162,7 +164,8 @@ def plan_sweep(
     its own count down to the fewest that hold them. `solutions` (all, none, hard)
     says which solved rows keep their solution. With `scheduler`, the jobs run on that
     Dask cluster and its workers write the dataset at `out`, a directory they share
-    or an fsspec URL (chunks.py)."""
+    or an fsspec URL (chunks.py). `spill_dir` and `max_disk` let proofs that outgrow
+    the memory budget go on as layered proofs on disk (budgets.Budgets)."""
     from ..deals import parse_deal_spans
 
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
@@ -213,7 +216,9 @@ def plan_sweep(
         from .cluster import ClusterPlan, open_location
 
         store, release = open_location(out)
-        budgets = Budgets(max_nodes, max_seconds, memory)
+        budgets = Budgets(
+            max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget")
+        )
         cluster = ClusterPlan(
             store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
         )
@@ -223,7 +228,7 @@ def plan_sweep(
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
     memory = parse_memory(max_memory) if max_memory is not None else default_max_memory(workers)
-    budgets = Budgets(max_nodes, max_seconds, memory)
+    budgets = Budgets(max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"))
 
     dataset = Dataset.open(out)
     plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, solutions)

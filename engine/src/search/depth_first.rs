@@ -6,6 +6,7 @@ use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
 use super::best_first::PORTFOLIO;
+use super::layered::Gate;
 use super::meter::{Meter, CHECK_EVERY};
 use super::score::{ChildScorer, Weights};
 use super::{leave_card_just_moved, Limit, Pass, Status};
@@ -200,6 +201,8 @@ pub(super) struct DepthFirstSearch {
     /// level, paths millions of levels deep would hold gigabytes of them.
     context: (Hashes, ChildScorer),
     scratch: Scratch,
+    /// In a layered proof (`layered`), where the positions of higher levels go.
+    pub(super) gate: Option<Gate>,
 }
 
 impl DepthFirstSearch {
@@ -224,10 +227,74 @@ impl DepthFirstSearch {
             frames: vec![],
             context: (root.hashes(rules), ChildScorer::new(root, rules, &how.weights)),
             scratch,
+            gate: None,
         };
         let s = &mut search;
-        push_frame(&s.state, &s.context, &mut s.seen, rules, how, &[], 0, &mut s.moves, &mut s.frames, &mut s.scratch);
+        push_frame(
+            &s.state,
+            &s.context,
+            &mut s.seen,
+            rules,
+            how,
+            &[],
+            0,
+            &mut s.moves,
+            &mut s.frames,
+            &mut s.scratch,
+            None,
+        );
         search
+    }
+
+    /// An exhaustive pass of a layered proof, which starts nowhere yet (`start_from`)
+    /// and hands the positions of higher levels to `gate`.
+    pub(super) fn gated(root: &Position, rules: &Variant, max_memory: usize, gate: Gate) -> DepthFirstSearch {
+        let mut search = DepthFirstSearch::new(
+            root,
+            rules,
+            DepthFirst { rest_last_card: false, ..DepthFirst::EXHAUSTIVE },
+            max_memory,
+        );
+        search.frames.clear();
+        search.moves.clear();
+        search.forget();
+        search.gate = Some(gate);
+        search
+    }
+
+    /// Starts the pass, which has run out of moves, again from `start`, unless its
+    /// store holds it already. `start`'s every move is tried (no card just moved).
+    pub(super) fn start_from(&mut self, start: &Position, rules: &Variant) -> Result<(), crate::visited::OutOfMemory> {
+        debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
+        self.seen.reserve(MAX_LEVEL_MOVES + 1)?;
+        if !self.seen.insert_reserved(start.fingerprint(rules)) {
+            return Ok(());
+        }
+        self.state.clone_from(start);
+        self.played.clear();
+        self.moves.clear();
+        self.context = (start.hashes(rules), ChildScorer::new(start, rules, &self.how.weights));
+        let s = self;
+        push_frame(
+            &s.state,
+            &s.context,
+            &mut s.seen,
+            rules,
+            s.how,
+            &[],
+            0,
+            &mut s.moves,
+            &mut s.frames,
+            &mut s.scratch,
+            s.gate.as_mut(),
+        );
+        Ok(())
+    }
+
+    /// Empties the store, which the pass, having run out of moves, needs no more.
+    pub(super) fn forget(&mut self) {
+        debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
+        self.seen = FingerprintSet::new(self.seen.max_bytes());
     }
 
     /// Everything the pass holds: the store, and the path with its moves.
@@ -236,9 +303,11 @@ impl DepthFirstSearch {
     }
 
     /// The path: its moves, the moves into it and its frames. A path of a million levels
-    /// holds some hundred megabytes of these.
+    /// holds some hundred megabytes of these. (And a layered proof's gate, its cache and
+    /// file buffers.)
     fn path_bytes(&self) -> usize {
-        self.moves.capacity() * std::mem::size_of::<PackedMove>()
+        self.gate.as_ref().map_or(0, Gate::bytes)
+            + self.moves.capacity() * std::mem::size_of::<PackedMove>()
             + self.played.capacity() * std::mem::size_of::<Played>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
     }
@@ -360,7 +429,11 @@ impl DepthFirstSearch {
                 &mut self.moves,
                 &mut self.frames,
                 &mut self.scratch,
+                self.gate.as_mut(),
             );
+            if let Some(limit) = self.gate.as_ref().and_then(|g| g.failed) {
+                return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
+            }
             return None;
         }
     }
@@ -390,7 +463,8 @@ fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
 /// for every move tried, and the search never plays a move into a position that a
 /// sibling's subtree has reached meanwhile; docs/correctness.md ("Stored when first
 /// generated") argues that it still expands every position it can reach.
-/// `into` are the moves into `state`, which `leave_card_just_moved` looks at.
+/// `into` are the moves into `state`, which `leave_card_just_moved` looks at. With a
+/// `gate` (a layered proof), children of a higher level go to it, not to the store.
 #[allow(clippy::too_many_arguments)]
 fn push_frame(
     state: &Position,
@@ -403,6 +477,7 @@ fn push_frame(
     moves: &mut Vec<PackedMove>,
     frames: &mut Vec<Frame>,
     scratch: &mut Scratch,
+    mut gate: Option<&mut Gate>,
 ) {
     let Scratch { moves: generated, played, keyed, child } = scratch;
     generated.clear();
@@ -431,6 +506,13 @@ fn push_frame(
     for &m in generated.iter() {
         play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
+        if let Some(gate) = gate.as_deref_mut() {
+            if gate.rises(state, child, played, rules) {
+                gate.spill(child, child_fp, rules);
+                undo_to(child, played, 0);
+                continue;
+            }
+        }
         seen.prefetch(child_fp);
         let (score, tie) = if rank_now { order_key(child, played, m, child_fp) } else { (0, (0, 0)) };
         keyed.push((score, tie, m, child_fp));

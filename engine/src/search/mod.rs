@@ -22,6 +22,7 @@
 
 mod best_first;
 mod depth_first;
+mod layered;
 mod meter;
 mod score;
 mod settle;
@@ -32,6 +33,8 @@ use crate::position::{Move, Place, Played, Position};
 use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
+use layered::layered;
+pub use layered::Spill;
 use meter::Meter;
 use settle::settle;
 pub(crate) use settle::Schedule;
@@ -45,6 +48,8 @@ pub enum Limit {
     Seconds,
     Memory,
     Interrupted,
+    /// A layered proof's disk (`Spill`) ran out or failed.
+    Disk,
 }
 
 impl Limit {
@@ -54,6 +59,7 @@ impl Limit {
             Limit::Seconds => "seconds",
             Limit::Memory => "memory",
             Limit::Interrupted => "interrupted",
+            Limit::Disk => "disk",
         }
     }
 }
@@ -93,6 +99,8 @@ pub struct Outcome {
     pub max_depth: u32,
     /// Most bytes the search's own structures held at once.
     pub peak_memory: usize,
+    /// Most bytes a layered proof (`Spill`) held on disk at once; 0 without one.
+    pub peak_disk: u64,
     pub seconds: f64,
 }
 
@@ -105,6 +113,18 @@ const SHAKEN_QUICK_PASSES: u64 = 20;
 /// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
 pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
+    solve_spilling(start, rules, budget, None, interrupted)
+}
+
+/// `solve`, and when its proof runs out of memory, a layered proof (`prove_layered`)
+/// from scratch within what is left of the other budgets, if `spill` says where.
+pub fn solve_spilling(
+    start: &Position,
+    rules: &Variant,
+    budget: Budget,
+    spill: Option<&Spill>,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Outcome {
     let begin = Instant::now();
     let mut meter =
         Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
@@ -132,7 +152,17 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
             Pass::Undecided(stored) => states += stored,
         }
     }
-    let (status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
+    let (mut status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
+    let mut peak_disk = 0;
+    if let (Status::Unknown(Limit::Memory), Some(spill)) = (status, spill) {
+        let proof = layered(&root, rules, &mut meter, spill);
+        status = match proof.pass {
+            Pass::Settled(status, ..) => status,
+            Pass::Undecided(_) => unreachable!("a layered proof settles"),
+        };
+        states += proof.stored;
+        peak_disk = proof.peak_disk;
+    }
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
         crate::shorten::shorten(start, rules, &line)
@@ -146,6 +176,40 @@ pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mu
         states: states as u64,
         max_depth: meter.max_depth,
         peak_memory: meter.peak_memory,
+        peak_disk,
+        seconds: begin.elapsed().as_secs_f64(),
+    }
+}
+
+/// Proves `start` lost with a layered proof alone: the exhaustive pass, one class of
+/// positions at a time, the entries of later classes kept in files under `spill.dir`
+/// (see `layered`). Its verdict is Unsolvable or Unknown, never Solved: it keeps no
+/// path, so a win it meets leaves the job unknown (`Limit::Memory`).
+pub fn prove_layered(
+    start: &Position,
+    rules: &Variant,
+    budget: Budget,
+    spill: &Spill,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Outcome {
+    let begin = Instant::now();
+    let mut meter =
+        Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    let proof = layered(&root, rules, &mut meter, spill);
+    let status = match proof.pass {
+        Pass::Settled(status, ..) => status,
+        Pass::Undecided(_) => unreachable!("a layered proof settles"),
+    };
+    Outcome {
+        status,
+        solution: vec![],
+        nodes: meter.nodes,
+        states: proof.stored as u64,
+        max_depth: meter.max_depth,
+        peak_memory: meter.peak_memory,
+        peak_disk: proof.peak_disk,
         seconds: begin.elapsed().as_secs_f64(),
     }
 }

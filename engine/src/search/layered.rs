@@ -1,0 +1,576 @@
+//! The layered proof: a loss too big for memory, proved one class of positions at a time, later classes' entries kept on disk.
+//!
+//! No move makes a position "younger": without take-back, cards home never come back,
+//! and no move ever puts a card on one it does not fit (a card lands on a card it may
+//! be built on, in an empty column, or in a cell), so a pair of cards out of order in
+//! a column, once parted, is never made again. So every position has a *level*, the
+//! cards home plus the out-of-order pairs parted since the start, that no move lowers;
+//! and a *class*, the cards home in each suit with the out-of-order pairs still whole
+//! in each column, that every move either keeps or changes while raising the level.
+//! (Under take-back, cards come back from home: level and class leave the foundations
+//! out.) A class's positions are reached only from its own positions and from lower
+//! levels, so the classes can be searched one after another, lowest level first, each
+//! from the positions that lower levels enter it by (its *entries*), with a store
+//! that holds that one class: the classes searched before are forgotten. The entries
+//! wait on disk, in a file for each level and bucket of classes, as they are met.
+//! docs/correctness.md ("The layered proof") argues that this visits every position
+//! the plain exhaustive pass visits.
+//!
+//! It only proves losses: it keeps no path, so a win it meets leaves the job unknown.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::position::{Place, Played, Position, MAX_HEIGHT};
+use crate::variant::Variant;
+
+use super::depth_first::DepthFirstSearch;
+use super::meter::Meter;
+use super::{Limit, Pass, Status};
+
+/// Where a layered proof keeps its entries, and how much disk it may fill.
+#[derive(Clone, Debug)]
+pub struct Spill {
+    /// A directory of its own is made inside, and removed when the proof ends.
+    pub dir: PathBuf,
+    pub max_bytes: u64,
+}
+
+/// Classes of a level share a file by a hash of their class: the store holds one
+/// bucket at a time, so more buckets make it smaller (down to the largest class), at
+/// the cost of more files open at once.
+const BUCKETS: usize = 16;
+/// Each file writes through a buffer this big.
+const FILE_BUFFER: usize = 16 << 10;
+/// The fingerprints of entries written lately, so that an entry met again (most are
+/// met two or three times, soon after one another) is not written again: at most this
+/// many, and at most an eighth of the memory budget.
+const WRITTEN_CACHE: usize = 1 << 22;
+/// A cell holding no card, in an entry.
+const EMPTY_CELL: u32 = 63;
+
+/// Entries in a few bytes each: the cards home, the cells, and for each column how
+/// many of the start's cards are still at its foot and what lies on them. A card
+/// placed on a column lies on one it fits, which has two such cards at most (one under
+/// same-suit building), so each is written as a bit, but for one put in an empty
+/// column, written in full. (A column that breaks this rule, which no move makes, is
+/// written card by card: the encoding never depends on it.)
+pub(super) struct Codec {
+    start: Vec<Vec<u8>>,
+    /// For each column, the out-of-order pairs among its first k start cards, k = 0..=len.
+    unnatural: Vec<Vec<u8>>,
+    /// The out-of-order pairs of the start.
+    start_unnatural: usize,
+    takeback: bool,
+}
+
+impl Codec {
+    pub(super) fn new(start: &Position, rules: &Variant) -> Codec {
+        let columns: Vec<Vec<u8>> = (0..rules.columns).map(|i| start.column(i).to_vec()).collect();
+        let unnatural: Vec<Vec<u8>> = columns
+            .iter()
+            .map(|col| {
+                let mut counts = vec![0u8; col.len() + 1];
+                for k in 2..=col.len() {
+                    counts[k] = counts[k - 1] + u8::from(!rules.fits_number(col[k - 1], col[k - 2]));
+                }
+                counts
+            })
+            .collect();
+        let start_unnatural = unnatural.iter().map(|c| usize::from(*c.last().unwrap_or(&0))).sum();
+        Codec { start: columns, unnatural, start_unnatural, takeback: rules.takeback }
+    }
+
+    /// How many of column `i`'s cards are the start's, from its foot.
+    fn kept(&self, s: &Position, i: usize) -> usize {
+        let (now, then) = (s.column(i), &self.start[i]);
+        now.iter().zip(then).take_while(|(a, b)| a == b).count()
+    }
+
+    /// The level: cards home (but under take-back) plus the out-of-order pairs parted.
+    pub(super) fn level(&self, s: &Position, rules: &Variant) -> usize {
+        let unnatural: usize =
+            (0..rules.columns).map(|i| s.column(i).windows(2).filter(|w| !rules.fits_number(w[1], w[0])).count()).sum();
+        let home = if self.takeback { 0 } else { s.cards_home() };
+        home + self.start_unnatural - unnatural
+    }
+
+    /// A hash of the class (see the module's comment), which picks the bucket.
+    fn bucket(&self, s: &Position, rules: &Variant) -> usize {
+        let mut h: u64 = if self.takeback { 0 } else { u64::from(u32::from_le_bytes(s.home())) };
+        for i in 0..rules.columns {
+            h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.unnatural[i][self.kept(s, i)]);
+        }
+        (crate::position::fmix64(h) % BUCKETS as u64) as usize
+    }
+
+    pub(super) fn encode(&self, s: &Position, rules: &Variant, out: &mut Vec<u8>) {
+        let mut w = Bits::default();
+        for h in s.home() {
+            w.put(u32::from(h), 4);
+        }
+        for slot in 0..rules.cells {
+            w.put(s.cell(slot).map_or(EMPTY_CELL, |c| u32::from(c.index())), 6);
+        }
+        for i in 0..rules.columns {
+            let col = s.column(i);
+            let k = self.kept(s, i);
+            let on_top = &col[k..];
+            w.put(k as u32, 5);
+            w.put(on_top.len() as u32, 5);
+            if on_top.is_empty() {
+                continue;
+            }
+            let chained = (usize::from(k == 0)..on_top.len()).all(|j| {
+                let below = if j == 0 { col[k - 1] } else { on_top[j - 1] };
+                rules.children(below).contains(&on_top[j])
+            });
+            w.put(u32::from(!chained), 1);
+            for (j, &c) in on_top.iter().enumerate() {
+                if !chained || (k == 0 && j == 0) {
+                    w.put(u32::from(c), 6);
+                } else {
+                    let below = if j == 0 { col[k - 1] } else { on_top[j - 1] };
+                    w.put(u32::from(rules.children(below)[1] == c), 1);
+                }
+            }
+        }
+        w.finish(out);
+    }
+
+    pub(super) fn decode(&self, bytes: &[u8], rules: &Variant) -> Position {
+        let mut r = BitReader { bytes, at: 0 };
+        let mut home = [0u8; 4];
+        for h in home.iter_mut() {
+            *h = r.get(4) as u8;
+        }
+        let cells: Vec<Option<u8>> = (0..rules.cells)
+            .map(|_| match r.get(6) {
+                EMPTY_CELL => None,
+                c => Some(c as u8),
+            })
+            .collect();
+        let mut columns = Vec::with_capacity(rules.columns);
+        for i in 0..rules.columns {
+            let k = r.get(5) as usize;
+            let n = r.get(5) as usize;
+            let mut col = self.start[i][..k].to_vec();
+            if n > 0 {
+                let raw = r.get(1) == 1;
+                for j in 0..n {
+                    let c = if raw || (k == 0 && j == 0) {
+                        r.get(6) as u8
+                    } else {
+                        let below = col[k + j - 1];
+                        rules.children(below)[r.get(1) as usize]
+                    };
+                    col.push(c);
+                }
+            }
+            debug_assert!(col.len() <= MAX_HEIGHT);
+            columns.push(col);
+        }
+        Position::new(rules, &columns, &cells, home)
+            .unwrap_or_else(|e| unreachable!("an entry this pass wrote decodes to a position: {}", e.0))
+    }
+}
+
+/// Bits written low first into bytes.
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, value: u32, width: u32) {
+        self.acc |= u64::from(value) << self.n;
+        self.n += width;
+        while self.n >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// Appends the record: its length in a byte, then its bytes.
+    fn finish(mut self, out: &mut Vec<u8>) {
+        if self.n > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        out.push(self.bytes.len() as u8);
+        out.extend_from_slice(&self.bytes);
+    }
+}
+
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl BitReader<'_> {
+    fn get(&mut self, width: u32) -> u32 {
+        let mut v = 0u32;
+        for b in 0..width as usize {
+            let bit = (self.bytes[(self.at + b) / 8] >> ((self.at + b) % 8)) & 1;
+            v |= u32::from(bit) << b;
+        }
+        self.at += width as usize;
+        v
+    }
+}
+
+/// What the depth-first pass hands over when it meets a position of a higher level:
+/// its level now, and where the entries go.
+pub(super) struct Gate {
+    pub(super) level: usize,
+    codec: Codec,
+    dir: PathBuf,
+    waiting: BTreeMap<(usize, usize), Waiting>,
+    written: Vec<u128>,
+    record: Vec<u8>,
+    /// Bytes in files not yet read back, and the most there have been.
+    disk: u64,
+    pub(super) peak_disk: u64,
+    max_disk: u64,
+    /// Why the last entry could not be written.
+    pub(super) failed: Option<Limit>,
+}
+
+impl Gate {
+    fn new(root: &Position, rules: &Variant, dir: PathBuf, max_disk: u64, max_memory: usize) -> Gate {
+        let cache = WRITTEN_CACHE.min((max_memory / 8 / 16).next_power_of_two() / 2).max(1);
+        Gate {
+            level: 0,
+            codec: Codec::new(root, rules),
+            dir,
+            waiting: BTreeMap::new(),
+            written: vec![0; cache],
+            record: Vec::with_capacity(64),
+            disk: 0,
+            peak_disk: 0,
+            max_disk,
+            failed: None,
+        }
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.written.len() * 16 + self.waiting.len() * FILE_BUFFER
+    }
+
+    /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
+    /// on a higher level. Without take-back that is when a card went home or the card
+    /// moved left one it does not fit (the moves after the first all go home); under
+    /// take-back, when the count of out-of-order pairs fell.
+    #[inline]
+    pub(super) fn rises(&self, parent: &Position, child: &Position, played: &[Played], rules: &Variant) -> bool {
+        if rules.takeback {
+            return self.codec.level(child, rules) != self.level;
+        }
+        if played.iter().any(|p| p.m.to == Place::Home) {
+            return true;
+        }
+        let first = played[0];
+        if let Place::Column(i) = first.m.from {
+            let col = parent.column(usize::from(i));
+            let under = col.len() - usize::from(first.m.count);
+            return under > 0 && !rules.fits_number(first.card.index(), col[under - 1]);
+        }
+        false
+    }
+
+    /// Writes `child` (fingerprint `fp`) to its level's file, unless written lately.
+    pub(super) fn spill(&mut self, child: &Position, fp: u128, rules: &Variant) {
+        let slot = (crate::position::fmix64(fp as u64) as usize) & (self.written.len() - 1);
+        // An empty slot holds 0, which is also a real fingerprint (the won position's,
+        // all cards home): that one is written every time.
+        if (fp != 0 && self.written[slot] == fp) || self.failed.is_some() {
+            return;
+        }
+        self.written[slot] = fp;
+        let level = self.codec.level(child, rules);
+        debug_assert!(level > self.level, "entries lie above the level searched");
+        let bucket = self.codec.bucket(child, rules);
+        self.record.clear();
+        self.codec.encode(child, rules, &mut self.record);
+        self.disk += self.record.len() as u64;
+        self.peak_disk = self.peak_disk.max(self.disk);
+        if self.disk > self.max_disk {
+            self.failed = Some(Limit::Disk);
+            return;
+        }
+        let waiting = self
+            .waiting
+            .entry((level, bucket))
+            .or_insert_with(|| Waiting { buffer: Vec::with_capacity(FILE_BUFFER), file: None });
+        if waiting.buffer.len() + self.record.len() > FILE_BUFFER && waiting.flush(&self.dir, level, bucket).is_err() {
+            self.failed = Some(Limit::Disk);
+        }
+        waiting.buffer.extend_from_slice(&self.record);
+    }
+
+    /// The entries of the lowest level and bucket that has some, to be read in turn.
+    fn next_bucket(&mut self) -> Option<io::Result<(usize, Source)>> {
+        let (&(level, bucket), _) = self.waiting.iter().next()?;
+        let mut waiting = self.waiting.remove(&(level, bucket))?;
+        self.disk -= (waiting.buffer.len() as u64).min(self.disk);
+        if waiting.file.is_none() {
+            return Some(Ok((level, Source::Memory(io::Cursor::new(waiting.buffer)))));
+        }
+        let opened = waiting.flush(&self.dir, level, bucket).and_then(|()| {
+            let path = file_name(&self.dir, level, bucket);
+            let file = File::open(&path)?;
+            self.disk -= file.metadata()?.len().min(self.disk);
+            Ok(Source::File(BufReader::with_capacity(FILE_BUFFER, file), path))
+        });
+        Some(opened.map(|source| (level, source)))
+    }
+}
+
+/// The entries waiting for one level and bucket: those written lately in a buffer,
+/// the others (if the buffer ever filled) in a file.
+struct Waiting {
+    buffer: Vec<u8>,
+    file: Option<File>,
+}
+
+impl Waiting {
+    fn flush(&mut self, dir: &Path, level: usize, bucket: usize) -> io::Result<()> {
+        if self.file.is_none() {
+            self.file = Some(File::create(file_name(dir, level, bucket))?);
+        }
+        if let Some(file) = self.file.as_mut() {
+            file.write_all(&self.buffer)?;
+        }
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+/// Where the entries of the bucket being searched come from.
+enum Source {
+    Memory(io::Cursor<Vec<u8>>),
+    /// The file, removed once read.
+    File(BufReader<File>, PathBuf),
+}
+
+fn file_name(dir: &Path, level: usize, bucket: usize) -> PathBuf {
+    dir.join(format!("level-{level:03}-{bucket:02}.entries"))
+}
+
+/// Removes the proof's directory, whatever way it ends.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// How a layered proof ended.
+pub(super) struct Layered {
+    pub(super) pass: Pass,
+    /// Positions stored, over every class.
+    pub(super) stored: usize,
+    pub(super) peak_disk: u64,
+}
+
+/// Proves `root` lost, class by class, within the meter's budgets and `spill`'s disk.
+/// Settles as Unsolvable, or as Unknown: with the budget that ran out, with
+/// `Limit::Disk` when the disk ran out or failed, and with `Limit::Memory` when it met
+/// a win (it keeps no path to replay; the job needs the memory to be found whole).
+pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill: &Spill) -> Layered {
+    let dir = spill.dir.join(format!(
+        "fcanalyze-proof-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+    ));
+    if fs::create_dir_all(&dir).is_err() {
+        return Layered { pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], 0), stored: 0, peak_disk: 0 };
+    }
+    let _scratch = Scratch(dir.clone());
+    let mut gate = Gate::new(root, rules, dir, spill.max_bytes, meter.budget.max_memory);
+    gate.level = gate.codec.level(root, rules);
+    let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
+    // Positions stored by the buckets searched before this one.
+    let mut stored = 0;
+    let status = 'proof: {
+        let mut next = Some(root.clone());
+        let mut reading: Option<Source> = None;
+        let mut record = vec![];
+        while let Some(start) = next.take() {
+            // An entry met before in this bucket starts nothing (the store has it).
+            if start.is_won() {
+                // No path to it is kept: the job stays unknown, for want of memory.
+                break 'proof Status::Unknown(Limit::Memory);
+            }
+            if search.start_from(&start, rules).is_err() {
+                break 'proof Status::Unknown(Limit::Memory);
+            }
+            // The class's search from this entry: on to the end, or a verdict.
+            let pass = loop {
+                if let Some(pass) = search.step(rules, meter) {
+                    break pass;
+                }
+            };
+            if let Some(limit) = search.gate.as_ref().and_then(|g| g.failed) {
+                break 'proof Status::Unknown(limit);
+            }
+            match pass {
+                Pass::Settled(Status::Unsolvable, ..) => {}
+                Pass::Settled(Status::Solved, ..) => break 'proof Status::Unknown(Limit::Memory),
+                Pass::Settled(status, ..) => break 'proof status,
+                Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+            }
+            // The next entry of this bucket, or the first of the next bucket.
+            next = loop {
+                let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+                match advance(gate, &mut reading, &mut record, rules) {
+                    Next::Entry(position) => break Some(position),
+                    Next::End => break None,
+                    Next::Failed => break 'proof Status::Unknown(Limit::Disk),
+                    Next::Bucket => {
+                        // The classes searched so far are done with.
+                        stored += search.seen.len();
+                        meter.note_memory(search.peak_bytes());
+                        search.forget();
+                    }
+                }
+            };
+        }
+        Status::Unsolvable
+    };
+    meter.note_memory(search.peak_bytes());
+    let stored = stored + search.seen.len();
+    let peak_disk = search.gate.as_ref().map_or(0, |g| g.peak_disk);
+    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk }
+}
+
+/// What `advance` found.
+#[allow(clippy::large_enum_variant)] // one at a time, never stored
+enum Next {
+    Entry(Position),
+    /// A new bucket's file is open: its entries come next.
+    Bucket,
+    End,
+    Failed,
+}
+
+/// The next entry of the bucket being read, or the next bucket.
+fn advance(gate: &mut Gate, reading: &mut Option<Source>, record: &mut Vec<u8>, rules: &Variant) -> Next {
+    if let Some(source) = reading.as_mut() {
+        let read = match source {
+            Source::Memory(bytes) => next_entry(bytes, record),
+            Source::File(file, _) => next_entry(file, record),
+        };
+        match read {
+            Ok(true) => return Next::Entry(gate.codec.decode(record, rules)),
+            Ok(false) => {
+                if let Some(Source::File(_, path)) = reading.take() {
+                    let _ = fs::remove_file(path);
+                }
+            }
+            Err(_) => return Next::Failed,
+        }
+    }
+    match gate.next_bucket() {
+        None => Next::End,
+        Some(Err(_)) => Next::Failed,
+        Some(Ok((level, source))) => {
+            *reading = Some(source);
+            gate.level = level;
+            Next::Bucket
+        }
+    }
+}
+
+/// Reads the next record into `record`: false at the end.
+fn next_entry(reader: &mut impl Read, record: &mut Vec<u8>) -> io::Result<bool> {
+    let mut n = [0u8; 1];
+    if reader.read(&mut n)? == 0 {
+        return Ok(false);
+    }
+    record.resize(usize::from(n[0]), 0);
+    reader.read_exact(record)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::moves::generate;
+    use crate::testdata::{columns, MS1};
+    use crate::variant::SequenceMoves;
+
+    /// Positions reached from deal 1 by a random walk, each with its level.
+    fn walk(rules: &Variant, steps: usize, seed: u64) -> Vec<Position> {
+        let cells = vec![None; rules.cells];
+        let mut s = Position::new(rules, &columns(MS1), &cells, [0; 4]).expect("deal 1");
+        let mut rng = seed;
+        let mut out = vec![s.clone()];
+        let mut moves = vec![];
+        for _ in 0..steps {
+            moves.clear();
+            generate(&s, rules, true, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let m = moves[(rng >> 33) as usize % moves.len()];
+            s.apply(m);
+            out.push(s.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn entries_decode_to_the_positions_encoded_and_levels_never_fall() {
+        for rules in [
+            Variant::FREECELL,
+            Variant::FREECELL.with_cells(1),
+            Variant { same_suit: true, ..Variant::FREECELL.with_cells(2) },
+            Variant { sequence_moves: SequenceMoves::Relaxed, kings_only: true, ..Variant::FREECELL },
+            Variant { takeback: true, ..Variant::FREECELL.with_cells(2) },
+        ] {
+            for seed in 1..20 {
+                let positions = walk(&rules, 300, seed);
+                let codec = Codec::new(&positions[0], &rules);
+                let mut record = vec![];
+                for pair in positions.windows(2) {
+                    let (before, after) = (&pair[0], &pair[1]);
+                    assert!(codec.level(after, &rules) >= codec.level(before, &rules), "{rules:?}");
+                    record.clear();
+                    codec.encode(after, &rules, &mut record);
+                    assert_eq!(usize::from(record[0]), record.len() - 1);
+                    assert_eq!(codec.decode(&record[1..], &rules), *after, "{rules:?}");
+                }
+                // The start's own layout and a stranger's (written card by card) too.
+                let stranger = walk(&rules, 40, seed + 100);
+                let codec = Codec::new(stranger.last().expect("a position"), &rules);
+                for p in &positions {
+                    record.clear();
+                    codec.encode(p, &rules, &mut record);
+                    assert_eq!(codec.decode(&record[1..], &rules), *p);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_typical_entry_takes_a_few_bytes() {
+        // Deal 1's positions along a walk: the start's cards are written as counts and
+        // the cards on them as bits, so an entry is far smaller than a position.
+        let rules = Variant::FREECELL;
+        let positions = walk(&rules, 200, 7);
+        let codec = Codec::new(&positions[0], &rules);
+        let mut record = vec![];
+        for p in &positions {
+            codec.encode(p, &rules, &mut record);
+        }
+        let mean = record.len() as f64 / positions.len() as f64;
+        assert!((10.0..24.0).contains(&mean), "{mean} bytes an entry");
+    }
+}
