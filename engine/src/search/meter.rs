@@ -18,7 +18,12 @@ pub(super) struct Meter<'a> {
     pub(super) peak_memory: usize,
 }
 
-impl Meter<'_> {
+impl<'a> Meter<'a> {
+    /// A meter with nothing counted yet, its clock started at `start`.
+    pub(super) fn new(budget: Budget, start: Instant, interrupted: &'a mut dyn FnMut() -> bool) -> Meter<'a> {
+        Meter { budget, start, last_poll: start, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 }
+    }
+
     /// Counts one expanded node; says which budget, if any, is spent.
     #[inline]
     pub(super) fn tick(&mut self, depth: u32) -> Option<Limit> {

@@ -126,8 +126,7 @@ pub fn solve_spilling(
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Outcome {
     let begin = Instant::now();
-    let mut meter =
-        Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
+    let mut meter = Meter::new(budget, begin, interrupted);
     let mut root = start.clone();
     let mut opening = vec![];
     root.autoplay(rules, &mut opening);
@@ -193,8 +192,7 @@ pub fn prove_layered(
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Outcome {
     let begin = Instant::now();
-    let mut meter =
-        Meter { budget, start: begin, last_poll: begin, interrupted, nodes: 0, max_depth: 0, peak_memory: 0 };
+    let mut meter = Meter::new(budget, begin, interrupted);
     let mut root = start.clone();
     root.autoplay(rules, &mut vec![]);
     let proof = layered(&root, rules, &mut meter, spill);
@@ -316,17 +314,8 @@ fn one_pass_to_the_end(
     if root.is_won() {
         return (Status::Solved, 1);
     }
-    let begin = Instant::now();
     let mut never = || false;
-    let mut meter = Meter {
-        budget: Budget::default(),
-        start: begin,
-        last_poll: begin,
-        interrupted: &mut never,
-        nodes: 0,
-        max_depth: 0,
-        peak_memory: 0,
-    };
+    let mut meter = Meter::new(Budget::default(), Instant::now(), &mut never);
     pass(&root, &mut meter)
 }
 
