@@ -249,12 +249,7 @@ impl DepthFirstSearch {
     /// An exhaustive pass of a layered proof, which starts nowhere yet (`start_from`)
     /// and hands the positions of higher levels to `gate`.
     pub(super) fn gated(root: &Position, rules: &Variant, max_memory: usize, gate: Gate) -> DepthFirstSearch {
-        let mut search = DepthFirstSearch::new(
-            root,
-            rules,
-            DepthFirst { rest_last_card: false, ..DepthFirst::EXHAUSTIVE },
-            max_memory,
-        );
+        let mut search = DepthFirstSearch::new(root, rules, DepthFirst::EXHAUSTIVE, max_memory);
         search.frames.clear();
         search.moves.clear();
         search.forget();
