@@ -264,6 +264,25 @@ impl Position {
         Ok(state)
     }
 
+    /// Empties the position but for `home`, for `push_unchecked` and `set_cell_unchecked`
+    /// to fill: a layered proof rebuilds its own entries so, millions of them, without
+    /// `new`'s checks (which are for layouts from outside) or its allocations.
+    pub(crate) fn reset_to(&mut self, home: [u8; 4]) {
+        self.lens = [0; MAX_COLUMNS];
+        self.cells = [NO_CARD; MAX_CELLS];
+        self.home = home;
+    }
+
+    pub(crate) fn push_unchecked(&mut self, col: usize, c: u8) {
+        let n = usize::from(self.lens[col]);
+        self.cols[col][n] = c;
+        self.lens[col] += 1;
+    }
+
+    pub(crate) fn set_cell_unchecked(&mut self, slot: usize, c: u8) {
+        self.cells[slot] = c;
+    }
+
     #[inline]
     pub fn len(&self, col: usize) -> usize {
         usize::from(self.lens[col])

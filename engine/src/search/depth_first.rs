@@ -262,13 +262,15 @@ impl DepthFirstSearch {
     pub(super) fn start_from(&mut self, start: &Position, rules: &Variant) -> Result<(), crate::visited::OutOfMemory> {
         debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
         self.seen.reserve(MAX_LEVEL_MOVES + 1)?;
-        if !self.seen.insert_reserved(start.fingerprint(rules)) {
+        let hashes = start.hashes(rules);
+        if !self.seen.insert_reserved(hashes.fingerprint) {
             return Ok(());
         }
         self.state.clone_from(start);
         self.played.clear();
         self.moves.clear();
-        self.context = (start.hashes(rules), ChildScorer::new(start, rules, &self.how.weights));
+        // Only the hashes: a gated pass, the only one started this way, ranks nothing.
+        self.context.0 = hashes;
         let s = self;
         push_frame(
             &s.state,
@@ -359,9 +361,11 @@ impl DepthFirstSearch {
                 // The context goes back to the parent's: the columns the moves touched
                 // are rehashed and rescored from the position as it is again.
                 self.context.0.retreat(&self.state, into);
-                self.context.1.advance(&self.state, into, rules, &how.weights);
                 debug_assert_eq!(self.context.0, self.state.hashes(rules));
-                debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
+                if self.gate.is_none() {
+                    self.context.1.advance(&self.state, into, rules, &how.weights);
+                    debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
+                }
                 continue;
             }
             let m = self.moves[frame.next as usize].unpack();
@@ -412,7 +416,9 @@ impl DepthFirstSearch {
             // The context follows the path only now that the child is expanded: every exit
             // above leaves it the parent's, as `out_of_memory` needs.
             self.context.0.advance(&self.state, &self.played[mark..]);
-            self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            if self.gate.is_none() {
+                self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
+            }
             push_frame(
                 &self.state,
                 &self.context,
@@ -475,6 +481,9 @@ fn push_frame(
     mut gate: Option<&mut Gate>,
 ) {
     let Scratch { moves: generated, played, keyed, child } = scratch;
+    // A layered proof (gated) proves a loss or nothing: the order of its moves cannot
+    // matter, and ranking them was a sixth of its time.
+    let ranked = gate.is_none();
     generated.clear();
     if how.keep_runs {
         // A card that may go home (though not safely) almost always should: a pass
@@ -518,7 +527,7 @@ fn push_frame(
     // those reads are trips to memory, and one after another they would each be waited
     // for. The caller has made room for them (`reserve`).
     keyed.retain(|k| seen.insert_reserved(k.3));
-    if keyed.len() > 1 {
+    if keyed.len() > 1 && ranked {
         if !rank_now {
             // Only the new positions are ranked, each played again: in a large proof a
             // position has about one new child for several seen ones, and one child

@@ -19,7 +19,7 @@
 //! It only proves losses: it keeps no path, so a win it meets leaves the job unknown.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -40,8 +40,9 @@ pub struct Spill {
 
 /// Classes of a level share a file by a hash of their class: the store holds one
 /// bucket at a time, so more buckets make it smaller (down to the largest class), at
-/// the cost of more files open at once.
-const BUCKETS: usize = 16;
+/// the cost of more buffers and files. (With 16, 982 with 2 cells met a bucket of
+/// several large classes that outgrew 9 GB.)
+const BUCKETS: usize = 64;
 /// Each file writes through a buffer this big.
 const FILE_BUFFER: usize = 16 << 10;
 /// The fingerprints of entries written lately, so that an entry met again (most are
@@ -140,40 +141,48 @@ impl Codec {
         w.finish(out);
     }
 
-    pub(super) fn decode(&self, bytes: &[u8], rules: &Variant) -> Position {
+    /// Rebuilds into `out` the position `encode` wrote as `bytes`.
+    pub(super) fn decode(&self, bytes: &[u8], rules: &Variant, out: &mut Position) {
         let mut r = BitReader { bytes, at: 0 };
         let mut home = [0u8; 4];
         for h in home.iter_mut() {
             *h = r.get(4) as u8;
         }
-        let cells: Vec<Option<u8>> = (0..rules.cells)
-            .map(|_| match r.get(6) {
-                EMPTY_CELL => None,
-                c => Some(c as u8),
-            })
-            .collect();
-        let mut columns = Vec::with_capacity(rules.columns);
+        out.reset_to(home);
+        for slot in 0..rules.cells {
+            match r.get(6) {
+                EMPTY_CELL => {}
+                c => out.set_cell_unchecked(slot, c as u8),
+            }
+        }
         for i in 0..rules.columns {
             let k = r.get(5) as usize;
             let n = r.get(5) as usize;
-            let mut col = self.start[i][..k].to_vec();
+            for &c in &self.start[i][..k] {
+                out.push_unchecked(i, c);
+            }
             if n > 0 {
                 let raw = r.get(1) == 1;
                 for j in 0..n {
                     let c = if raw || (k == 0 && j == 0) {
                         r.get(6) as u8
                     } else {
-                        let below = col[k + j - 1];
+                        let below = out.column(i)[k + j - 1];
                         rules.children(below)[r.get(1) as usize]
                     };
-                    col.push(c);
+                    out.push_unchecked(i, c);
                 }
             }
-            debug_assert!(col.len() <= MAX_HEIGHT);
-            columns.push(col);
+            debug_assert!(out.len(i) <= MAX_HEIGHT);
         }
-        Position::new(rules, &columns, &cells, home)
-            .unwrap_or_else(|e| unreachable!("an entry this pass wrote decodes to a position: {}", e.0))
+        debug_assert!(
+            {
+                let cols: Vec<Vec<u8>> = (0..rules.columns).map(|i| out.column(i).to_vec()).collect();
+                let cells: Vec<Option<u8>> = (0..rules.cells).map(|i| out.cell(i).map(|c| c.index())).collect();
+                Position::new(rules, &cols, &cells, home).as_ref() == Ok(out)
+            },
+            "an entry this pass wrote decodes to a valid position"
+        );
     }
 }
 
@@ -305,7 +314,7 @@ impl Gate {
         let waiting = self
             .waiting
             .entry((level, bucket))
-            .or_insert_with(|| Waiting { buffer: Vec::with_capacity(FILE_BUFFER), file: None });
+            .or_insert_with(|| Waiting { buffer: Vec::with_capacity(FILE_BUFFER), on_disk: false });
         if waiting.buffer.len() + self.record.len() > FILE_BUFFER && waiting.flush(&self.dir, level, bucket).is_err() {
             self.failed = Some(Limit::Disk);
         }
@@ -317,7 +326,7 @@ impl Gate {
         let (&(level, bucket), _) = self.waiting.iter().next()?;
         let mut waiting = self.waiting.remove(&(level, bucket))?;
         self.disk -= (waiting.buffer.len() as u64).min(self.disk);
-        if waiting.file.is_none() {
+        if !waiting.on_disk {
             return Some(Ok((level, Source::Memory(io::Cursor::new(waiting.buffer)))));
         }
         let opened = waiting.flush(&self.dir, level, bucket).and_then(|()| {
@@ -334,17 +343,16 @@ impl Gate {
 /// the others (if the buffer ever filled) in a file.
 struct Waiting {
     buffer: Vec<u8>,
-    file: Option<File>,
+    on_disk: bool,
 }
 
 impl Waiting {
+    /// Appends the buffer to the file, which is opened for that alone: a proof has
+    /// thousands of files waiting, more than a process may commonly hold open.
     fn flush(&mut self, dir: &Path, level: usize, bucket: usize) -> io::Result<()> {
-        if self.file.is_none() {
-            self.file = Some(File::create(file_name(dir, level, bucket))?);
-        }
-        if let Some(file) = self.file.as_mut() {
-            file.write_all(&self.buffer)?;
-        }
+        let path = file_name(dir, level, bucket);
+        OpenOptions::new().create(true).append(true).open(path)?.write_all(&self.buffer)?;
+        self.on_disk = true;
         self.buffer.clear();
         Ok(())
     }
@@ -398,10 +406,12 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     // Positions stored by the buckets searched before this one.
     let mut stored = 0;
     let status = 'proof: {
-        let mut next = Some(root.clone());
+        // The entry to start from next, decoded into `start`.
+        let mut start = root.clone();
+        let mut next = true;
         let mut reading: Option<Source> = None;
         let mut record = vec![];
-        while let Some(start) = next.take() {
+        while std::mem::take(&mut next) {
             // An entry met before in this bucket starts nothing (the store has it).
             if start.is_won() {
                 // No path to it is kept: the job stays unknown, for want of memory.
@@ -428,9 +438,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             // The next entry of this bucket, or the first of the next bucket.
             next = loop {
                 let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
-                match advance(gate, &mut reading, &mut record, rules) {
-                    Next::Entry(position) => break Some(position),
-                    Next::End => break None,
+                match advance(gate, &mut reading, &mut record, rules, &mut start) {
+                    Next::Entry => break true,
+                    Next::End => break false,
                     Next::Failed => break 'proof Status::Unknown(Limit::Disk),
                     Next::Bucket => {
                         // The classes searched so far are done with.
@@ -450,9 +460,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
 }
 
 /// What `advance` found.
-#[allow(clippy::large_enum_variant)] // one at a time, never stored
 enum Next {
-    Entry(Position),
+    /// An entry, decoded into the position given.
+    Entry,
     /// A new bucket's file is open: its entries come next.
     Bucket,
     End,
@@ -460,14 +470,23 @@ enum Next {
 }
 
 /// The next entry of the bucket being read, or the next bucket.
-fn advance(gate: &mut Gate, reading: &mut Option<Source>, record: &mut Vec<u8>, rules: &Variant) -> Next {
+fn advance(
+    gate: &mut Gate,
+    reading: &mut Option<Source>,
+    record: &mut Vec<u8>,
+    rules: &Variant,
+    entry: &mut Position,
+) -> Next {
     if let Some(source) = reading.as_mut() {
         let read = match source {
             Source::Memory(bytes) => next_entry(bytes, record),
             Source::File(file, _) => next_entry(file, record),
         };
         match read {
-            Ok(true) => return Next::Entry(gate.codec.decode(record, rules)),
+            Ok(true) => {
+                gate.codec.decode(record, rules, entry);
+                return Next::Entry;
+            }
             Ok(false) => {
                 if let Some(Source::File(_, path)) = reading.take() {
                     let _ = fs::remove_file(path);
@@ -539,13 +558,16 @@ mod tests {
                 let positions = walk(&rules, 300, seed);
                 let codec = Codec::new(&positions[0], &rules);
                 let mut record = vec![];
+                // Decoded into a position that holds another: nothing of it may stay.
+                let mut out = positions.last().expect("a position").clone();
                 for pair in positions.windows(2) {
                     let (before, after) = (&pair[0], &pair[1]);
                     assert!(codec.level(after, &rules) >= codec.level(before, &rules), "{rules:?}");
                     record.clear();
                     codec.encode(after, &rules, &mut record);
                     assert_eq!(usize::from(record[0]), record.len() - 1);
-                    assert_eq!(codec.decode(&record[1..], &rules), *after, "{rules:?}");
+                    codec.decode(&record[1..], &rules, &mut out);
+                    assert_eq!(out, *after, "{rules:?}");
                 }
                 // The start's own layout and a stranger's (written card by card) too.
                 let stranger = walk(&rules, 40, seed + 100);
@@ -553,7 +575,8 @@ mod tests {
                 for p in &positions {
                     record.clear();
                     codec.encode(p, &rules, &mut record);
-                    assert_eq!(codec.decode(&record[1..], &rules), *p);
+                    codec.decode(&record[1..], &rules, &mut out);
+                    assert_eq!(out, *p);
                 }
             }
         }
