@@ -43,7 +43,8 @@ pub struct Spill {
 /// the cost of more buffers and files. (With 16, 982 with 2 cells met a bucket of
 /// several large classes that outgrew 9 GB.)
 const BUCKETS: usize = 64;
-/// Each file writes through a buffer this big.
+/// Each file writes through a buffer this big at most; all of them together hold at
+/// most a sixteenth of the memory budget (a proof has thousands waiting at once).
 const FILE_BUFFER: usize = 16 << 10;
 /// The fingerprints of entries written lately, so that an entry met again (most are
 /// met two or three times, soon after one another) is not written again: at most this
@@ -240,6 +241,9 @@ pub(super) struct Gate {
     dir: PathBuf,
     waiting: BTreeMap<(usize, usize), Waiting>,
     written: Vec<u128>,
+    /// Bytes the waiting buffers hold, and the most they may.
+    buffered: usize,
+    max_buffered: usize,
     record: Vec<u8>,
     /// Bytes in files not yet read back, and the most there have been.
     disk: u64,
@@ -262,12 +266,14 @@ impl Gate {
             disk: 0,
             peak_disk: 0,
             max_disk,
+            buffered: 0,
+            max_buffered: (max_memory / 16).max(FILE_BUFFER),
             failed: None,
         }
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.written.len() * 16 + self.waiting.len() * FILE_BUFFER
+        self.written.len() * 16 + self.buffered
     }
 
     /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
@@ -311,14 +317,24 @@ impl Gate {
             self.failed = Some(Limit::Disk);
             return;
         }
-        let waiting = self
-            .waiting
-            .entry((level, bucket))
-            .or_insert_with(|| Waiting { buffer: Vec::with_capacity(FILE_BUFFER), on_disk: false });
+        let waiting = self.waiting.entry((level, bucket)).or_insert_with(|| Waiting { buffer: vec![], on_disk: false });
         if waiting.buffer.len() + self.record.len() > FILE_BUFFER && waiting.flush(&self.dir, level, bucket).is_err() {
             self.failed = Some(Limit::Disk);
         }
+        let before = waiting.buffer.capacity();
         waiting.buffer.extend_from_slice(&self.record);
+        self.buffered += waiting.buffer.capacity() - before;
+        if self.buffered > self.max_buffered {
+            // Every buffer to its file, and its memory back: the next entries of a level
+            // and bucket start a small buffer again.
+            for (&(level, bucket), waiting) in &mut self.waiting {
+                if !waiting.buffer.is_empty() && waiting.flush(&self.dir, level, bucket).is_err() {
+                    self.failed = Some(Limit::Disk);
+                }
+                waiting.buffer = vec![];
+            }
+            self.buffered = 0;
+        }
     }
 
     /// The entries of the lowest level and bucket that has some, to be read in turn.
@@ -326,6 +342,7 @@ impl Gate {
         let (&(level, bucket), _) = self.waiting.iter().next()?;
         let mut waiting = self.waiting.remove(&(level, bucket))?;
         self.disk -= (waiting.buffer.len() as u64).min(self.disk);
+        self.buffered -= waiting.buffer.capacity().min(self.buffered);
         if !waiting.on_disk {
             return Some(Ok((level, Source::Memory(io::Cursor::new(waiting.buffer)))));
         }
