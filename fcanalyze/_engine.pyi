@@ -58,9 +58,11 @@ def solve(
     max_memory: int | None = None,
     spill_dir: str | None = None,
     max_disk: int | None = None,
+    layered: bool = False,
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
     peak_memory, peak_disk and seconds; see fcanalyze.solve for their meaning. With
     spill_dir, a proof that outgrows max_memory goes on as a layered proof with its
-    files there, at most max_disk bytes of them."""
+    files there, at most max_disk bytes of them; with layered too, the layered proof
+    starts at once (ValueError without spill_dir)."""

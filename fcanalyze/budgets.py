@@ -114,13 +114,16 @@ class Budgets:
 
     `spill_dir` is where a proof that runs out of memory goes on as a layered proof,
     keeping at most `max_disk` bytes of files there (by default half the space free
-    there when the budgets are made); without it such a proof ends `unknown`."""
+    there when the budgets are made); without it such a proof ends `unknown`. With
+    `layered`, the layered proof starts at once, skipping the searches in memory: for
+    jobs known to be too big for memory, which it can only prove lost."""
 
     max_nodes: int | None = None
     max_seconds: float | None = None
     max_memory: int | None = None
     spill_dir: str | None = None
     max_disk: int | None = None
+    layered: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
@@ -133,6 +136,8 @@ class Budgets:
         if self.spill_dir is not None and max_disk is None:
             max_disk = default_max_disk(self.spill_dir)
         object.__setattr__(self, "max_disk", max_disk)
+        if self.layered and self.spill_dir is None:
+            raise FcanalyzeError("--layered needs --spill-dir: a layered proof keeps its later layers in files there")
 
     def text(self) -> str:
         """As the dataset's `budgets` column records it: `max_nodes=none,max_seconds=30,max_memory=...`."""
@@ -152,4 +157,6 @@ def _budgets_text(budgets: Budgets) -> str:
     # Only a sweep that spills says so: the text of every other is as it always was.
     if budgets.spill_dir is not None:
         text += f",max_disk={show(budgets.max_disk)},spill_dir={budgets.spill_dir}"
+    if budgets.layered:
+        text += ",layered=yes"
     return text

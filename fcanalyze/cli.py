@@ -258,7 +258,14 @@ def _budget_options(f):
 
 
 def _spill_options(f):
-    """--spill-dir and --max-disk: proofs bigger than memory, on disk."""
+    """--spill-dir, --max-disk and --layered: proofs bigger than memory, on disk."""
+    f = click.option(
+        "--layered",
+        is_flag=True,
+        help="Start the layered proof at once (needs --spill-dir), skipping the searches in "
+        "memory: for a job already left unknown for want of memory, which the layered proof "
+        "can only prove lost.",
+    )(f)
     f = click.option(
         "--max-disk",
         metavar="SIZE",
@@ -294,7 +301,18 @@ def _spill_options(f):
     "the notation 'fcanalyze verify' reads. Nothing is written unless solved.",
 )
 def solve(
-    number, board_file, variant, cells, max_nodes, max_seconds, max_memory, spill_dir, max_disk, as_json, solution_out
+    number,
+    board_file,
+    variant,
+    cells,
+    max_nodes,
+    max_seconds,
+    max_memory,
+    spill_dir,
+    max_disk,
+    layered,
+    as_json,
+    solution_out,
 ):
     """Decide deal N (or --board FILE): solved, unsolvable, or unknown.
 
@@ -326,6 +344,7 @@ def solve(
         max_memory=max_memory,
         spill_dir=spill_dir,
         max_disk=max_disk,
+        layered=layered,
     )
     moves_text = " ".join(result.solution) + "\n"
     if solution_out == "-":
@@ -585,6 +604,7 @@ def sweep(
     max_memory,
     spill_dir,
     max_disk,
+    layered,
     retry_unknown,
     escalate,
     scheduler,
@@ -659,6 +679,7 @@ def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
         max_memory=options["max_memory"],
         spill_dir=options["spill_dir"],
         max_disk=options["max_disk"],
+        layered=options["layered"],
         retry_unknown=retry_unknown,
         progress=None if options["no_progress"] else ProgressBar(),
         scheduler=options["scheduler"],

@@ -88,6 +88,7 @@ def solve(
     max_memory: int | str | None = None,
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
+    layered: bool = False,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
@@ -105,6 +106,9 @@ def solve(
             layered proof (docs/correctness.md, "The layered proof"), writing at most
             max_disk (bytes or text; default half the space free there) of files it
             removes when done. It only proves losses: a win it meets leaves 'unknown'.
+        layered: start the layered proof at once, skipping the searches in memory
+            (needs spill_dir): for a job known to outgrow memory, whose first
+            search in memory would only be done again.
 
     Returns a SolveResult with:
         status: 'solved', 'unsolvable' (proved by exhaustive search) or 'unknown';
@@ -140,6 +144,7 @@ def solve(
         parse_memory(max_memory),
         check_spill_dir(spill_dir),
         parse_memory(max_disk, "disk budget"),
+        layered,
     )
     raw = _engine.solve(
         board.columns,
@@ -151,6 +156,7 @@ def solve(
         max_memory=budgets.max_memory,
         spill_dir=budgets.spill_dir,
         max_disk=budgets.max_disk,
+        layered=budgets.layered,
     )
     moves = card_moves = score = None
     verify_seconds = 0.0

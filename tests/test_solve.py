@@ -232,9 +232,31 @@ def test_a_proof_that_outgrows_memory_goes_on_layered_on_disk_and_cleans_up(tmp_
     assert list(tmp_path.iterdir()) == []
 
 
+def test_layered_starts_the_layered_proof_at_once_and_can_only_prove_losses(tmp_path, run_cli):
+    """--layered skips the searches in memory: 11982 with 4 cells is proved lost by the
+    layered proof alone, which stores only the exhaustive pass's positions (the whole
+    solve stores the quick passes' too); a winnable deal is left unknown, as it keeps
+    no path to a win (shown on a small won-in-twelve-moves board: a whole deal's
+    winnable state space is far too big to exhaust in a test)."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    whole = solve(11982)
+    layered = solve(11982, spill_dir=spill, layered=True)
+    assert whole.status == layered.status == "unsolvable"
+    assert 0 < layered.states < whole.states
+    assert list(spill.iterdir()) == []
+    board = tmp_path / "kings-over-queens.board"
+    board.write_text("Foundations: H-J C-J D-J S-J\nFreecells:\nQH KH\nQS KS\nQD KD\nQC KC\n")
+    assert run_cli("solve", "--board", board, "--cells", "0").exit_code == 0
+    won = run_cli("solve", "--board", board, "--cells", "0", "--layered", "--spill-dir", spill)
+    assert won.exit_code == 3 and "UNKNOWN (limit: memory)" in won.stdout
+    assert "the layered proof met a win" in won.stdout
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
+        (["solve", "1", "--layered"], "--layered needs --spill-dir"),
         (["solve", "1", "--spill-dir", "/no/such/dir"], "--spill-dir '/no/such/dir' is not a directory"),
         (["solve", "1", "--max-disk", "5G"], "--max-disk needs --spill-dir"),
         (["solve", "1", "--spill-dir", ".", "--max-disk", "5Q"], "bad memory size '5Q'"),

@@ -160,6 +160,11 @@ def test_a_sweep_with_a_spill_dir_proves_on_disk_what_outgrows_its_memory(tmp_pa
     assert row["status"] == "unsolvable" and row["peak_memory"] <= 1 << 20
     assert row["budgets"].endswith(f"spill_dir={spill}") and ",max_disk=" in row["budgets"]
     assert list(spill.iterdir()) == []
+    # --layered starts it on disk at once, and the row says so.
+    at_once = run_sweep("11982", cells=4, out=tmp_path / "c", workers=1, spill_dir=spill, layered=True)
+    assert at_once.by_cells[4]["unsolvable"] == 1
+    (first,) = read_dataset(tmp_path / "c").to_pylist()
+    assert first["budgets"].endswith(f"spill_dir={spill},layered=yes") and first["states"] < row["states"]
 
 
 def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):

@@ -64,10 +64,11 @@ impl PyVariant {
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
 /// peak_memory (bytes), peak_disk (bytes), seconds. With `spill_dir`, a proof that
 /// runs out of memory goes on as a layered proof, its files under spill_dir, at most
-/// `max_disk` bytes of them (search::solve_spilling).
+/// `max_disk` bytes of them (search::solve_spilling); with `layered` too, the layered
+/// proof starts at once (search::prove_layered), for a job known to outgrow memory.
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None))]
+#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, layered=false))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     columns: Vec<Vec<u8>>,
@@ -79,6 +80,7 @@ fn solve<'py>(
     max_memory: Option<usize>,
     spill_dir: Option<std::path::PathBuf>,
     max_disk: Option<u64>,
+    layered: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
     let rules = variant.0;
@@ -99,6 +101,9 @@ fn solve<'py>(
         max_memory: max_memory.unwrap_or(defaults.max_memory),
     };
     let spill = spill_dir.map(|dir| Spill { dir, max_bytes: max_disk.unwrap_or(u64::MAX) });
+    if layered && spill.is_none() {
+        return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
+    }
 
     let mut pending: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -109,7 +114,10 @@ fn solve<'py>(
                 true
             }
         };
-        search::solve_spilling(&start, &rules, budget, spill.as_ref(), &mut interrupted)
+        match spill.as_ref() {
+            Some(spill) if layered => search::prove_layered(&start, &rules, budget, spill, &mut interrupted),
+            spill => search::solve_spilling(&start, &rules, budget, spill, &mut interrupted),
+        }
     });
     if let Some(err) = pending {
         return Err(err);

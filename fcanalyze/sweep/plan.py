@@ -152,6 +152,7 @@ def plan_sweep(
     max_memory: int | str | None = None,
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
+    layered: bool = False,
     retry_unknown: bool = False,
     progress: Progress | None = None,
     scheduler: str | None = None,
@@ -165,7 +166,8 @@ def plan_sweep(
     says which solved rows keep their solution. With `scheduler`, the jobs run on that
     Dask cluster and its workers write the dataset at `out`, a directory they share
     or an fsspec URL (chunks.py). `spill_dir` and `max_disk` let proofs that outgrow
-    the memory budget go on as layered proofs on disk (budgets.Budgets)."""
+    the memory budget go on as layered proofs on disk, and `layered` start them at once
+    (budgets.Budgets)."""
     from ..deals import parse_deal_spans
 
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
@@ -217,7 +219,7 @@ def plan_sweep(
 
         store, release = open_location(out)
         budgets = Budgets(
-            max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget")
+            max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"), layered
         )
         cluster = ClusterPlan(
             store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
@@ -228,7 +230,9 @@ def plan_sweep(
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
     memory = parse_memory(max_memory) if max_memory is not None else default_max_memory(workers)
-    budgets = Budgets(max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"))
+    budgets = Budgets(
+        max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"), layered
+    )
 
     dataset = Dataset.open(out)
     plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, solutions)

@@ -27,6 +27,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
             max_memory=budgets.max_memory,
             spill_dir=budgets.spill_dir,
             max_disk=budgets.max_disk,
+            layered=budgets.layered,
         )
     except Exception as e:  # an engine bug must not stop a sweep of thousands of jobs
         log.error("deal %d, %s: %s", deal, rules.describe(), e)
