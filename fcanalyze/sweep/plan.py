@@ -197,6 +197,12 @@ def plan_sweep(
     space = JobSpace(deal_spans, cell_list, rules.name)
     if solutions not in SOLUTIONS:
         raise FcanalyzeError(f"--solutions must be one of {', '.join(SOLUTIONS)}, got {quote(solutions)}")
+
+    def budgets_within(memory: int | None) -> Budgets:
+        """The job budgets, with the memory each kind of sweep works out for itself."""
+        spill = check_spill_dir(spill_dir)
+        return Budgets(max_nodes, max_seconds, memory, spill, parse_memory(max_disk, "disk budget"), layered)
+
     why = None
     if scheduler is None:
         why = _chunked_here(out, len(space))
@@ -218,9 +224,7 @@ def plan_sweep(
         from .cluster import ClusterPlan, open_location
 
         store, release = open_location(out)
-        budgets = Budgets(
-            max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"), layered
-        )
+        budgets = budgets_within(memory)
         cluster = ClusterPlan(
             store, rules, space, budgets, retry_unknown, solutions, progress, scheduler, release, local_workers
         )
@@ -230,9 +234,7 @@ def plan_sweep(
     if workers < 1:
         raise FcanalyzeError(f"--workers must be at least 1, got {workers}")
     memory = parse_memory(max_memory) if max_memory is not None else default_max_memory(workers)
-    budgets = Budgets(
-        max_nodes, max_seconds, memory, check_spill_dir(spill_dir), parse_memory(max_disk, "disk budget"), layered
-    )
+    budgets = budgets_within(memory)
 
     dataset = Dataset.open(out)
     plan = SweepPlan(dataset, rules, space, budgets, workers, retry_unknown, progress, solutions)
