@@ -16,6 +16,8 @@ class _Outcome(TypedDict):
     peak_memory: int
     peak_disk: int
     seconds: float
+    resumed_seconds: float
+    kept: bool
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -62,7 +64,8 @@ def solve(
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
-    peak_memory, peak_disk and seconds; see fcanalyze.solve for their meaning. With
-    spill_dir, a proof that outgrows max_memory goes on as a layered proof with its
-    files there, at most max_disk bytes of them; with layered too, the layered proof
-    starts at once (ValueError without spill_dir)."""
+    peak_memory, peak_disk, seconds, resumed_seconds and kept; see fcanalyze.solve for
+    their meaning. With spill_dir, a proof that outgrows max_memory goes on as a layered
+    proof with its files there, at most max_disk bytes of them; with layered too, the
+    layered proof starts at once (ValueError without spill_dir). A layered proof that a
+    budget stops is kept in spill_dir, and the next call for the job goes on from it."""

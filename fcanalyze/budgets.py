@@ -7,6 +7,7 @@ import math
 import os
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import FcanalyzeError
 from .inputs import quote
@@ -101,6 +102,16 @@ def check_spill_dir(path: str | os.PathLike[str] | None) -> str | None:
     if not os.access(text, os.W_OK | os.X_OK):
         raise FcanalyzeError(f"--spill-dir {quote(text)} is not writable")
     return os.path.abspath(text)
+
+
+def kept_proofs(spill_dir: str | os.PathLike[str]) -> list[Path]:
+    """The layered proofs kept in `spill_dir` to go on from: the engine keeps a proof
+    that a budget stopped in a directory of its own, named for its job, and writes its
+    checkpoint last (engine/src/search/layered.rs)."""
+    try:
+        return sorted(d for d in Path(spill_dir).glob("fcanalyze-proof-*") if (d / "checkpoint").is_file())
+    except OSError:
+        return []
 
 
 def default_max_disk(spill_dir: str) -> int:

@@ -12,7 +12,7 @@ import click
 
 from . import __version__
 from .board import Board, parse_board
-from .budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, check_nodes, check_seconds, parse_memory
+from .budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, check_nodes, check_seconds, kept_proofs, parse_memory
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError
 from .inputs import quote, read_text, whole_number
@@ -373,8 +373,18 @@ def solve(
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
             + (f"  disk: {result.peak_disk / 2**20:.1f} MiB" if result.peak_disk else "")
         )
+        if result.resumed_seconds:
+            click.echo(
+                f"went on from a layered proof kept in {spill_dir} (its earlier runs took "
+                f"{result.resumed_seconds:,.0f} s; nodes and states count them)"
+            )
         if result.limit is not None:
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
+        if result.kept:
+            click.echo(
+                f"the layered proof is kept in {spill_dir} ({result.peak_disk / 2**30:.1f} GiB at most): the same "
+                "command with the same --spill-dir goes on from where it stopped"
+            )
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
 
 
@@ -644,6 +654,11 @@ def sweep(
             retry += ["--variant", variant]
         if scheduler is not None and scheduler != "local":
             retry += ["--scheduler", scheduler]
+        for flag, value in [("--max-memory", max_memory), ("--spill-dir", spill_dir), ("--max-disk", max_disk)]:
+            if value is not None:
+                retry += [flag, str(value)]
+        if layered:
+            retry += ["--layered"]
         longer = max(300.0, 4 * (seconds or 0))
         retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
         click.echo(
@@ -651,6 +666,14 @@ def sweep(
             f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
             + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
         )
+        kept = kept_proofs(spill_dir) if spill_dir is not None else []
+        if kept:
+            size = sum(f.stat().st_size for d in kept for f in d.iterdir() if f.is_file())
+            click.echo(
+                f"{_count(len(kept), 'layered proof')} stopped by a budget {'is' if len(kept) == 1 else 'are'} kept in "
+                f"{spill_dir} ({size / 2**30:.1f} GiB): with the same --spill-dir, the command above goes on from "
+                f"{'it' if len(kept) == 1 else 'them'} (delete {spill_dir}/fcanalyze-proof-* to drop them)"
+            )
     if summary.interrupted:
         finished = (
             "no job had finished"

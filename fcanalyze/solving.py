@@ -50,6 +50,11 @@ class SolveResult:
     cells: int = 4
     # Time the referee took to replay the solution (0 unless solved).
     verify_seconds: float = 0.0
+    # A layered proof that went on from one kept in spill_dir: the earlier runs' time
+    # (their nodes and states are counted in). 0 otherwise.
+    resumed_seconds: float = 0.0
+    # Whether a layered proof that a budget stopped was kept in spill_dir to go on from.
+    kept: bool = False
 
     @property
     def solvable(self) -> bool | None:
@@ -106,6 +111,9 @@ def solve(
             layered proof (docs/correctness.md, "The layered proof"), writing at most
             max_disk (bytes or text; default half the space free there) of files it
             removes when done. It only proves losses: a win it meets leaves 'unknown'.
+            A layered proof that a budget stops (time, nodes, memory, disk, Ctrl-C) is
+            kept there, and the next solve of the same job with the same spill_dir
+            goes on from it: hours of proof can be spread over several runs.
         layered: start the layered proof at once, skipping the searches in memory
             (needs spill_dir): for a job known to outgrow memory, whose first
             search in memory would only be done again.
@@ -119,7 +127,9 @@ def solve(
             score (the FreeCell Solitaire app's: +10 a card home, +5 a card out of a
             free cell onto a column, sequence moves scored as their single cards);
         nodes, states, max_depth, seconds, peak_memory and peak_disk (bytes),
-        verify_seconds;
+        verify_seconds; kept (a layered proof stopped and kept in spill_dir) and
+        resumed_seconds (the earlier runs' time of a proof that went on from a kept
+        one, whose nodes and states count theirs too; 0 otherwise);
         deal, variant, cells: what was solved.
 
     Raises FcanalyzeError (a ValueError; DealNumberError, VariantError, BoardError
@@ -188,4 +198,6 @@ def solve(
         variant=rules.name,
         cells=rules.cells,
         verify_seconds=verify_seconds,
+        resumed_seconds=raw["resumed_seconds"],
+        kept=raw["kept"],
     )

@@ -88,6 +88,22 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
     assert f"fcanalyze sweep --deals 1-20 --cells 4,3,2 --out {out} --variant seahaven --retry-unknown" in result.stdout
 
 
+def test_a_sweep_whose_layered_proof_stops_keeps_it_and_its_retry_goes_on_from_it(run_cli, tmp_path):
+    # 11982 with 4 cells, layered, stopped after 20,000 positions (its proof needs about
+    # ten times that): the suggested retry keeps the spill directory, and goes on.
+    out, spill = tmp_path / "l", tmp_path / "spill"
+    spill.mkdir()
+    args = ["sweep", "-d", "11982", "-k", "4", "-o", out, "--no-progress", "-j", "1", "--spill-dir", spill]
+    result = run_cli(*args, "--layered", "--max-nodes", "20000")
+    assert result.exit_code == 0, result.output
+    retry = f"fcanalyze sweep --deals 11982 --cells 4 --out {out} --spill-dir {spill} --layered --retry-unknown"
+    assert retry in result.stdout
+    assert f"1 layered proof stopped by a budget is kept in {spill}" in result.stdout
+    again = run_cli(*args, "--layered", "--retry-unknown")
+    assert again.exit_code == 0 and "without a verdict" not in again.stdout
+    assert list(spill.iterdir()) == []
+
+
 def test_escalate_runs_the_undecided_jobs_again_with_doubling_budgets(run_cli, tmp_path):
     # Deal 144 with 1 cell is won after some 170,000 positions (about a fifth of a second):
     # no search wins it in 0.01 s, and the rounds double the budget until one does.

@@ -13,6 +13,7 @@ from conftest import DATA, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
+from fcanalyze.budgets import kept_proofs
 from fcanalyze.referee import replay
 from fcanalyze.solving import EngineError
 
@@ -251,6 +252,36 @@ def test_layered_starts_the_layered_proof_at_once_and_can_only_prove_losses(tmp_
     won = run_cli("solve", "--board", board, "--cells", "0", "--layered", "--spill-dir", spill)
     assert won.exit_code == 3 and "UNKNOWN (limit: memory)" in won.stdout
     assert "the layered proof met a win" in won.stdout
+
+
+def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_from_it(tmp_path, run_cli):
+    """11982 with 4 cells, its layered proof stopped by a budget of positions a third of
+    what it needs, again and again: each run is kept in --spill-dir and the next goes on
+    from it, until the proof ends with what the proof in one go found (the same verdict,
+    the same positions stored), and removes its files."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    whole = solve(11982, spill_dir=spill, layered=True)
+    third = str(whole.nodes // 3)
+    first = run_cli("solve", "11982", "--layered", "--spill-dir", spill, "--max-nodes", third)
+    assert first.exit_code == 3 and "UNKNOWN (limit: nodes)" in first.stdout
+    assert f"the layered proof is kept in {spill}" in first.stdout
+    assert len(kept_proofs(spill)) == 1
+    # Another job's proof (3 cells) starts afresh beside it.
+    other = solve(11982, cells=3, spill_dir=spill, layered=True, max_nodes=1000)
+    assert other.kept and other.resumed_seconds == 0 and len(kept_proofs(spill)) == 2
+    # Without --layered too: a job with a kept proof goes on from it at once.
+    runs = [solve(11982, spill_dir=spill, max_nodes=int(third))]
+    while runs[-1].status == "unknown":
+        assert runs[-1].kept and len(runs) < 10
+        runs.append(solve(11982, spill_dir=spill, max_nodes=int(third)))
+    last = runs[-1]
+    assert last.status == "unsolvable" and not last.kept and last.resumed_seconds > 0
+    assert last.states == whole.states and last.nodes >= whole.nodes
+    assert len(kept_proofs(spill)) == 1
+    goes_on = run_cli("solve", "11982", "--cells", "3", "--layered", "--spill-dir", spill)
+    assert goes_on.exit_code == 1 and f"went on from a layered proof kept in {spill}" in goes_on.stdout
+    assert list(spill.iterdir()) == []
 
 
 @pytest.mark.parametrize(

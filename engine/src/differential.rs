@@ -381,6 +381,94 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
 }
 
 #[test]
+fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count() {
+    // A layered proof stopped by a budget is kept, and the next one of the same job goes
+    // on from it, searching again the bucket it was in. Stopped every few thousand nodes
+    // until it ends, it must store in all exactly what the exhaustive pass stores (each
+    // bucket's store is counted once, when it is finished), and meet a win where there is
+    // one; and the proofs of other jobs in the same directory must not be taken for it.
+    let variants = [
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+    ];
+    let dir = scratch_dir("resumed");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let mut rng = 0x5E5_0DE_u64;
+    for rules in variants {
+        let (mut lost, mut won, mut stops) = (0, 0, 0);
+        for _ in 0..300 {
+            if lost >= 6 && won >= 4 {
+                break;
+            }
+            let start = random_position(&rules, &mut rng);
+            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
+            let (status, stored) = exhaustive_pass(&start, &rules, true);
+            // Another job's proof, kept beside this one's all along.
+            let other = random_position(&rules, &mut rng);
+            let _ = prove_layered(&other, &rules, Budget { max_nodes: 50, ..Budget::default() }, &spill, &mut || false);
+            let mut runs = 0;
+            let out = loop {
+                // A run gets on only if it finishes a bucket: budgets grow, from small. (A
+                // won position's proof goes far beyond the exhaustive pass's, which stops
+                // at the win.)
+                let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, ..Budget::default() };
+                let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+                runs += 1;
+                assert!(runs < 40, "{rules:?}: no end in sight");
+                if out.status != Status::Unknown(Limit::Nodes) {
+                    break out;
+                }
+                assert!(out.kept, "a proof stopped by its node budget is kept");
+            };
+            assert!(!out.kept);
+            stops += runs - 1;
+            if plain {
+                assert_eq!(out.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
+                won += 1;
+            } else {
+                assert_eq!((status, out.status), (Status::Unsolvable, Status::Unsolvable));
+                assert_eq!(out.states as usize, stored, "{rules:?}\n{start:?}");
+                assert!(runs == 1 || out.resumed_seconds > 0.0);
+                lost += 1;
+            }
+            // The other job's proof goes on where it stopped, and ends.
+            let other_out = prove_layered(&other, &rules, Budget::default(), &spill, &mut || false);
+            assert_ne!(other_out.status, Status::Unknown(Limit::Nodes));
+        }
+        assert!(lost >= 6 && won >= 4 && stops >= 20, "{rules:?}: {lost} lost, {won} won, {stops} stops");
+    }
+    // Every proof ended, and removed its files.
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules() {
+    let rules = Variant::FREECELL;
+    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4])
+        .expect("deal 11982");
+    let dir = scratch_dir("checkpoint");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let stop = Budget { max_nodes: 20_000, ..Budget::default() };
+    let first = prove_layered(&start, &rules, stop, &spill, &mut || false);
+    assert_eq!((first.status, first.kept), (Status::Unknown(Limit::Nodes), true));
+    let kept: Vec<_> = std::fs::read_dir(&dir).expect("the directory").map(|e| e.expect("an entry").path()).collect();
+    assert_eq!(kept.len(), 1);
+    // Under other rules (3 cells) the job is another: it starts afresh.
+    let fewer = rules.with_cells(3);
+    let other = prove_layered(&start, &fewer, stop, &spill, &mut || false);
+    assert_eq!(other.resumed_seconds, 0.0);
+    // Without its checkpoint (a run that died), the directory is left alone.
+    std::fs::remove_file(kept[0].join("checkpoint")).expect("the checkpoint");
+    let afresh = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+    assert_eq!((afresh.status, afresh.resumed_seconds), (Status::Unsolvable, 0.0));
+    assert!(kept[0].exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let rules = Variant::FREECELL;
     let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4])
@@ -388,11 +476,13 @@ fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let dir = scratch_dir("small-disk");
     let small = Spill { dir: dir.clone(), max_bytes: 1000 };
     let out = prove_layered(&start, &rules, Budget::default(), &small, &mut || false);
-    assert_eq!(out.status, Status::Unknown(Limit::Disk));
-    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Disk), true));
+    // With more room, the next proof goes on from it.
     let enough = Spill { dir: dir.clone(), max_bytes: 10 << 20 };
     let out = prove_layered(&start, &rules, Budget::default(), &enough, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
+    assert!(out.resumed_seconds > 0.0);
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     assert!(out.peak_disk > 1000 && out.peak_disk < 10 << 20, "{}", out.peak_disk);
     let _ = std::fs::remove_dir_all(&dir);
     let file = scratch_dir("not-a-dir").join("file");

@@ -62,10 +62,13 @@ impl PyVariant {
 /// Returns a dict: status ("solved", "unsolvable", "unknown"), limit (the budget that
 /// stopped an unknown, else None), solution (standard-notation moves separated by
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
-/// peak_memory (bytes), peak_disk (bytes), seconds. With `spill_dir`, a proof that
-/// runs out of memory goes on as a layered proof, its files under spill_dir, at most
-/// `max_disk` bytes of them (search::solve_spilling); with `layered` too, the layered
-/// proof starts at once (search::prove_layered), for a job known to outgrow memory.
+/// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept. With
+/// `spill_dir`, a proof that runs out of memory goes on as a layered proof, its files
+/// under spill_dir, at most `max_disk` bytes of them (search::solve_spilling); with
+/// `layered` too, the layered proof starts at once (search::prove_layered), for a job
+/// known to outgrow memory. A layered proof stopped by a budget is kept in spill_dir
+/// (kept: true), and the next call for the job with that spill_dir goes on from it
+/// (resumed_seconds: the earlier runs' time; nodes and states count theirs too).
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
 #[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, layered=false))]
@@ -146,6 +149,8 @@ fn solve<'py>(
     out.set_item("peak_memory", outcome.peak_memory)?;
     out.set_item("peak_disk", outcome.peak_disk)?;
     out.set_item("seconds", outcome.seconds)?;
+    out.set_item("resumed_seconds", outcome.resumed_seconds)?;
+    out.set_item("kept", outcome.kept)?;
     Ok(out)
 }
 

@@ -17,6 +17,12 @@
 //! the plain exhaustive pass visits.
 //!
 //! It only proves losses: it keeps no path, so a win it meets leaves the job unknown.
+//!
+//! A proof that a budget stops (time, nodes, memory, disk or Ctrl-C) is *kept*: its
+//! files stay in the spill directory, under a name made from its job, with a
+//! checkpoint that says what it had done. The next proof of the same job there goes
+//! on from it, searching again from all its entries the bucket it was in when it
+//! stopped; so hours of proof can be spread over several runs.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -33,7 +39,8 @@ use super::{Limit, Pass, Status};
 /// Where a layered proof keeps its entries, and how much disk it may fill.
 #[derive(Clone, Debug)]
 pub struct Spill {
-    /// A directory of its own is made inside, and removed when the proof ends.
+    /// A directory of its own is made inside, and removed when the proof ends, unless
+    /// it is kept to go on from (see the module's comment).
     pub dir: PathBuf,
     pub max_bytes: u64,
 }
@@ -50,6 +57,13 @@ const FILE_BUFFER: usize = 16 << 10;
 /// met two or three times, soon after one another) is not written again: at most this
 /// many, and at most an eighth of the memory budget.
 const WRITTEN_CACHE: usize = 1 << 22;
+/// Bumped whenever entries, levels or buckets change meaning: a kept proof written
+/// under another format is not gone on from.
+const FORMAT: &str = "fcanalyze layered proof 1";
+/// The file that makes a kept proof's directory one to go on from. Written last,
+/// once every entry is in its file, and removed first when a proof goes on from it:
+/// a directory without it (a proof that crashed, or one running) is never used.
+const CHECKPOINT: &str = "checkpoint";
 /// A cell holding no card, in an entry.
 const EMPTY_CELL: u32 = 63;
 
@@ -240,6 +254,8 @@ pub(super) struct Gate {
     codec: Codec,
     dir: PathBuf,
     waiting: BTreeMap<(usize, usize), Waiting>,
+    /// The level and bucket whose entries are being read.
+    reading: (usize, usize),
     written: Vec<u128>,
     /// Bytes the waiting buffers hold, and the most they may.
     buffered: usize,
@@ -251,6 +267,9 @@ pub(super) struct Gate {
     max_disk: u64,
     /// Why the last entry could not be written.
     pub(super) failed: Option<Limit>,
+    /// Whether a file could not be written or read: entries may be lost, and the
+    /// proof is not kept.
+    broken: bool,
 }
 
 impl Gate {
@@ -261,6 +280,7 @@ impl Gate {
             codec: Codec::new(root, rules),
             dir,
             waiting: BTreeMap::new(),
+            reading: (0, 0),
             written: vec![0; cache],
             record: Vec::with_capacity(64),
             disk: 0,
@@ -269,7 +289,41 @@ impl Gate {
             buffered: 0,
             max_buffered: (max_memory / 16).max(FILE_BUFFER),
             failed: None,
+            broken: false,
         }
+    }
+
+    /// Puts `root` first in line, the proof's one entry so far.
+    fn enqueue(&mut self, root: &Position, rules: &Variant) {
+        let (level, bucket) = (self.codec.level(root, rules), self.codec.bucket(root, rules));
+        let waiting = self.waiting.entry((level, bucket)).or_insert_with(|| Waiting { buffer: vec![], on_disk: false });
+        self.codec.encode(root, rules, &mut waiting.buffer);
+        self.disk += waiting.buffer.len() as u64;
+    }
+
+    /// Takes up the entry files of a kept proof, in this gate's directory.
+    fn adopt(&mut self) -> io::Result<()> {
+        for file in fs::read_dir(&self.dir)? {
+            let file = file?;
+            let name = file.file_name();
+            let Some((level, bucket)) = name.to_str().and_then(parse_file_name) else { continue };
+            self.waiting.insert((level, bucket), Waiting { buffer: vec![], on_disk: true });
+            self.disk += file.metadata()?.len();
+        }
+        self.peak_disk = self.peak_disk.max(self.disk);
+        Ok(())
+    }
+
+    /// Every waiting buffer to its file.
+    fn flush_all(&mut self) -> io::Result<()> {
+        for (&(level, bucket), waiting) in &mut self.waiting {
+            if !waiting.buffer.is_empty() {
+                waiting.flush(&self.dir, level, bucket)?;
+            }
+            waiting.buffer = vec![];
+        }
+        self.buffered = 0;
+        Ok(())
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -320,6 +374,7 @@ impl Gate {
         let waiting = self.waiting.entry((level, bucket)).or_insert_with(|| Waiting { buffer: vec![], on_disk: false });
         if waiting.buffer.len() + self.record.len() > FILE_BUFFER && waiting.flush(&self.dir, level, bucket).is_err() {
             self.failed = Some(Limit::Disk);
+            self.broken = true;
         }
         let before = waiting.buffer.capacity();
         waiting.buffer.extend_from_slice(&self.record);
@@ -327,13 +382,10 @@ impl Gate {
         if self.buffered > self.max_buffered {
             // Every buffer to its file, and its memory back: the next entries of a level
             // and bucket start a small buffer again.
-            for (&(level, bucket), waiting) in &mut self.waiting {
-                if !waiting.buffer.is_empty() && waiting.flush(&self.dir, level, bucket).is_err() {
-                    self.failed = Some(Limit::Disk);
-                }
-                waiting.buffer = vec![];
+            if self.flush_all().is_err() {
+                self.failed = Some(Limit::Disk);
+                self.broken = true;
             }
-            self.buffered = 0;
         }
     }
 
@@ -341,6 +393,7 @@ impl Gate {
     fn next_bucket(&mut self) -> Option<io::Result<(usize, Source)>> {
         let (&(level, bucket), _) = self.waiting.iter().next()?;
         let mut waiting = self.waiting.remove(&(level, bucket))?;
+        self.reading = (level, bucket);
         self.disk -= (waiting.buffer.len() as u64).min(self.disk);
         self.buffered -= waiting.buffer.capacity().min(self.buffered);
         if !waiting.on_disk {
@@ -386,6 +439,95 @@ fn file_name(dir: &Path, level: usize, bucket: usize) -> PathBuf {
     dir.join(format!("level-{level:03}-{bucket:02}.entries"))
 }
 
+/// The level and bucket of an entry file's name (`file_name`'s).
+fn parse_file_name(name: &str) -> Option<(usize, usize)> {
+    let (level, bucket) = name.strip_prefix("level-")?.strip_suffix(".entries")?.split_once('-')?;
+    Some((level.parse().ok()?, bucket.parse().ok()?))
+}
+
+/// What identifies a proof's job, so that a proof goes on only from a kept proof of the
+/// same one: the format, the rules and the position it starts from (entries are
+/// written against its columns).
+fn job(root: &Position, rules: &Variant) -> String {
+    let columns: Vec<&[u8]> = (0..rules.columns).map(|i| root.column(i)).collect();
+    let cells: Vec<Option<u8>> = (0..rules.cells).map(|i| root.cell(i).map(|c| c.index())).collect();
+    format!("{FORMAT}, {BUCKETS} buckets; {rules:?}; columns {columns:?}; cells {cells:?}; home {:?}", root.home())
+}
+
+/// Where a proof of `job` is kept, in the spill directory: one name per job.
+fn kept_dir(spill: &Path, job: &str) -> PathBuf {
+    // FNV-1a over the job's text, then mixed: jobs of a sweep share the directory.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in job.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    spill.join(format!("fcanalyze-proof-{:016x}", crate::position::fmix64(h)))
+}
+
+/// What the runs of a kept proof had done when it stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Earlier {
+    /// Positions stored by the buckets it finished.
+    pub(super) stored: usize,
+    pub(super) nodes: u64,
+    pub(super) seconds: f64,
+    pub(super) peak_disk: u64,
+}
+
+impl Earlier {
+    fn write(&self, dir: &Path, job: &str) -> io::Result<()> {
+        let text = format!(
+            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\n",
+            self.stored, self.nodes, self.seconds, self.peak_disk
+        );
+        // Written whole, then named: a checkpoint is there complete or not at all.
+        let part = dir.join(format!("{CHECKPOINT}.part"));
+        fs::write(&part, text)?;
+        fs::rename(part, dir.join(CHECKPOINT))
+    }
+
+    /// The checkpoint in `dir`, if there is one, for `job`.
+    fn read(dir: &Path, job: &str) -> Option<Earlier> {
+        let path = dir.join(CHECKPOINT);
+        if fs::metadata(&path).ok()?.len() > 64 << 10 {
+            return None;
+        }
+        let text = fs::read_to_string(path).ok()?;
+        let mut lines = text.lines();
+        if lines.next()? != job {
+            return None;
+        }
+        fn value<T: std::str::FromStr>(line: Option<&str>, name: &str) -> Option<T> {
+            line?.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()
+        }
+        Some(Earlier {
+            stored: value(lines.next(), "stored")?,
+            nodes: value(lines.next(), "nodes")?,
+            seconds: value(lines.next(), "seconds")?,
+            peak_disk: value(lines.next(), "peak_disk")?,
+        })
+    }
+}
+
+/// Whether `spill` holds a kept proof of `root` under `rules` to go on from.
+pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
+    let job = job(root, rules);
+    Earlier::read(&kept_dir(&spill.dir, &job), &job).is_some()
+}
+
+/// Takes over the kept proof of `job`, if there is one, as `dir`: what it had done.
+/// Renamed first, so that of two proofs of one job only one goes on from it; its
+/// checkpoint removed next, so that a run that dies leaves nothing to go on from.
+fn claim(kept: &Path, dir: &Path, job: &str) -> Option<Earlier> {
+    let earlier = Earlier::read(kept, job)?;
+    fs::rename(kept, dir).ok()?;
+    if fs::remove_file(dir.join(CHECKPOINT)).is_err() {
+        let _ = fs::remove_dir_all(dir);
+        return None;
+    }
+    Some(earlier)
+}
+
 /// Removes the proof's directory, whatever way it ends.
 struct Scratch(PathBuf);
 
@@ -398,82 +540,121 @@ impl Drop for Scratch {
 /// How a layered proof ended.
 pub(super) struct Layered {
     pub(super) pass: Pass,
-    /// Positions stored, over every class.
+    /// Positions stored, over every class (and every run it went on from).
     pub(super) stored: usize,
     pub(super) peak_disk: u64,
+    /// What the runs it went on from had done; all zero if it started afresh.
+    pub(super) earlier: Earlier,
+    /// Whether it stopped and was kept, to go on from.
+    pub(super) kept: bool,
 }
 
-/// Proves `root` lost, class by class, within the meter's budgets and `spill`'s disk.
-/// Settles as Unsolvable, or as Unknown: with the budget that ran out, with
-/// `Limit::Disk` when the disk ran out or failed, and with `Limit::Memory` when it met
-/// a win (it keeps no path to replay; the job needs the memory to be found whole).
+/// Proves `root` lost, class by class, within the meter's budgets and `spill`'s disk,
+/// going on from a proof of the same job kept in `spill`, if there is one. Settles as
+/// Unsolvable, or as Unknown: with the budget that ran out, with `Limit::Disk` when the
+/// disk ran out or failed, and with `Limit::Memory` when it met a win (it keeps no path
+/// to replay; the job needs the memory to be found whole) or a class outgrew memory.
+/// Stopped by a budget, it is kept (unless it met a win or a file failed).
 pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill: &Spill) -> Layered {
+    let job = job(root, rules);
+    let kept = kept_dir(&spill.dir, &job);
     let dir = spill.dir.join(format!(
         "fcanalyze-proof-{}-{}",
         std::process::id(),
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
     ));
-    if fs::create_dir_all(&dir).is_err() {
-        return Layered { pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], 0), stored: 0, peak_disk: 0 };
+    let resumed = claim(&kept, &dir, &job);
+    let earlier = resumed.unwrap_or_default();
+    let failed = |earlier: Earlier| Layered {
+        pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], earlier.stored),
+        stored: earlier.stored,
+        peak_disk: earlier.peak_disk,
+        earlier,
+        kept: false,
+    };
+    if resumed.is_none() && fs::create_dir_all(&dir).is_err() {
+        return failed(earlier);
     }
     let _scratch = Scratch(dir.clone());
-    let mut gate = Gate::new(root, rules, dir, spill.max_bytes, meter.budget.max_memory);
-    gate.level = gate.codec.level(root, rules);
-    let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
-    // Positions stored by the buckets searched before this one.
-    let mut stored = 0;
-    let status = 'proof: {
-        // The entry to start from next, decoded into `start`.
-        let mut start = root.clone();
-        let mut next = true;
-        let mut reading: Option<Source> = None;
-        let mut record = vec![];
-        while std::mem::take(&mut next) {
-            // An entry met before in this bucket starts nothing (the store has it).
-            if start.is_won() {
-                // No path to it is kept: the job stays unknown, for want of memory.
-                break 'proof Status::Unknown(Limit::Memory);
-            }
-            if search.start_from(&start, rules).is_err() {
-                break 'proof Status::Unknown(Limit::Memory);
-            }
-            // The class's search from this entry: on to the end, or a verdict.
-            let pass = loop {
-                if let Some(pass) = search.step(rules, meter) {
-                    break pass;
-                }
-            };
-            if let Some(limit) = search.gate.as_ref().and_then(|g| g.failed) {
-                break 'proof Status::Unknown(limit);
-            }
-            match pass {
-                Pass::Settled(Status::Unsolvable, ..) => {}
-                Pass::Settled(Status::Solved, ..) => break 'proof Status::Unknown(Limit::Memory),
-                Pass::Settled(status, ..) => break 'proof status,
-                Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
-            }
-            // The next entry of this bucket, or the first of the next bucket.
-            next = loop {
-                let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
-                match advance(gate, &mut reading, &mut record, rules, &mut start) {
-                    Next::Entry => break true,
-                    Next::End => break false,
-                    Next::Failed => break 'proof Status::Unknown(Limit::Disk),
-                    Next::Bucket => {
-                        // The classes searched so far are done with.
-                        stored += search.seen.len();
-                        meter.note_memory(search.peak_bytes());
-                        search.forget();
-                    }
-                }
-            };
+    let mut gate = Gate::new(root, rules, dir.clone(), spill.max_bytes, meter.budget.max_memory);
+    if resumed.is_some() {
+        if gate.adopt().is_err() {
+            return failed(earlier);
         }
-        Status::Unsolvable
+    } else {
+        gate.enqueue(root, rules);
+    }
+    let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
+    // Positions stored by the buckets finished.
+    let mut stored = earlier.stored;
+    let mut reading: Option<Source> = None;
+    let mut record = vec![];
+    // The entry to search from next.
+    let mut start = root.clone();
+    // How the proof ended, and whether it may be kept to go on from.
+    let (status, keep) = loop {
+        let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+        match advance(gate, &mut reading, &mut record, rules, &mut start) {
+            Next::Entry => {}
+            Next::Bucket => {
+                // The classes searched so far are done with.
+                stored += search.seen.len();
+                meter.note_memory(search.peak_bytes());
+                search.forget();
+                continue;
+            }
+            Next::End => break (Status::Unsolvable, false),
+            Next::Failed => break (Status::Unknown(Limit::Disk), false),
+        }
+        if start.is_won() {
+            // No path to it is kept: the job stays unknown, for want of memory.
+            break (Status::Unknown(Limit::Memory), false);
+        }
+        // An entry met before in this bucket starts nothing (the store has it).
+        if search.start_from(&start, rules).is_err() {
+            break (Status::Unknown(Limit::Memory), true);
+        }
+        // The class's search from this entry: on to the end, or a verdict.
+        let pass = loop {
+            if let Some(pass) = search.step(rules, meter) {
+                break pass;
+            }
+        };
+        if let Some(gate) = search.gate.as_ref().filter(|g| g.failed.is_some()) {
+            break (Status::Unknown(gate.failed.unwrap_or(Limit::Disk)), !gate.broken);
+        }
+        match pass {
+            Pass::Settled(Status::Unsolvable, ..) => {}
+            Pass::Settled(Status::Solved, ..) => break (Status::Unknown(Limit::Memory), false),
+            Pass::Settled(status, ..) => break (status, true),
+            Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+        }
     };
     meter.note_memory(search.peak_bytes());
+    let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+    let peak_disk = gate.peak_disk.max(earlier.peak_disk);
+    let done = Earlier {
+        stored,
+        nodes: earlier.nodes + meter.nodes,
+        seconds: earlier.seconds + meter.start.elapsed().as_secs_f64(),
+        peak_disk,
+    };
+    let kept = keep && put_by(gate, reading, &kept, &job, done).is_ok();
     let stored = stored + search.seen.len();
-    let peak_disk = search.gate.as_ref().map_or(0, |g| g.peak_disk);
-    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk }
+    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept }
+}
+
+/// Keeps a stopped proof to go on from: every entry waiting in memory to its file, the
+/// bucket being read among them (a file of it is whole still; it is removed only once
+/// read to its end), then the checkpoint, then the directory under the job's name.
+fn put_by(gate: &mut Gate, reading: Option<Source>, kept: &Path, job: &str, done: Earlier) -> io::Result<()> {
+    gate.flush_all()?;
+    if let Some(Source::Memory(entries)) = reading {
+        let (level, bucket) = gate.reading;
+        Waiting { buffer: entries.into_inner(), on_disk: false }.flush(&gate.dir, level, bucket)?;
+    }
+    done.write(&gate.dir, job)?;
+    fs::rename(&gate.dir, kept)
 }
 
 /// What `advance` found.

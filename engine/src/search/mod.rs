@@ -33,8 +33,8 @@ use crate::position::{Move, Place, Played, Position};
 use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
-use layered::layered;
 pub use layered::Spill;
+use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
 pub(crate) use settle::Schedule;
@@ -102,6 +102,12 @@ pub struct Outcome {
     /// Most bytes a layered proof (`Spill`) held on disk at once; 0 without one.
     pub peak_disk: u64,
     pub seconds: f64,
+    /// A layered proof that went on from one kept in its spill directory counts in
+    /// `nodes` and `states` what the runs before did, and their time here; `seconds` is
+    /// this run's. 0 otherwise.
+    pub resumed_seconds: f64,
+    /// Whether a layered proof stopped by a budget was kept to go on from.
+    pub kept: bool,
 }
 
 /// Quick passes after the first, each with its move order shaken by a different seed:
@@ -130,6 +136,12 @@ pub fn solve_spilling(
     let mut root = start.clone();
     let mut opening = vec![];
     root.autoplay(rules, &mut opening);
+    // A proof kept from an earlier run goes on at once: the searches in memory ran out
+    // of memory before it began.
+    if let Some(spill) = spill.filter(|spill| is_kept(&root, rules, spill)) {
+        let proof = layered(&root, rules, &mut meter, spill);
+        return layered_outcome(proof, &meter, begin);
+    }
 
     // Best-first while it stays small, then exhaustive depth-first from scratch;
     // `states` adds up what both passes stored.
@@ -152,7 +164,7 @@ pub fn solve_spilling(
         }
     }
     let (mut status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
-    let mut peak_disk = 0;
+    let (mut peak_disk, mut kept) = (0, false);
     if let (Status::Unknown(Limit::Memory), Some(spill)) = (status, spill) {
         let proof = layered(&root, rules, &mut meter, spill);
         status = match proof.pass {
@@ -161,6 +173,7 @@ pub fn solve_spilling(
         };
         states += proof.stored;
         peak_disk = proof.peak_disk;
+        kept = proof.kept;
     }
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
@@ -177,13 +190,16 @@ pub fn solve_spilling(
         peak_memory: meter.peak_memory,
         peak_disk,
         seconds: begin.elapsed().as_secs_f64(),
+        resumed_seconds: 0.0,
+        kept,
     }
 }
 
 /// Proves `start` lost with a layered proof alone: the exhaustive pass, one class of
 /// positions at a time, the entries of later classes kept in files under `spill.dir`
 /// (see `layered`). Its verdict is Unsolvable or Unknown, never Solved: it keeps no
-/// path, so a win it meets leaves the job unknown (`Limit::Memory`).
+/// path, so a win it meets leaves the job unknown (`Limit::Memory`). Stopped by a
+/// budget, it is kept there, and the next proof of the job there goes on from it.
 pub fn prove_layered(
     start: &Position,
     rules: &Variant,
@@ -196,6 +212,11 @@ pub fn prove_layered(
     let mut root = start.clone();
     root.autoplay(rules, &mut vec![]);
     let proof = layered(&root, rules, &mut meter, spill);
+    layered_outcome(proof, &meter, begin)
+}
+
+/// The outcome of a job that a layered proof alone settled or left.
+fn layered_outcome(proof: Layered, meter: &Meter, begin: Instant) -> Outcome {
     let status = match proof.pass {
         Pass::Settled(status, ..) => status,
         Pass::Undecided(_) => unreachable!("a layered proof settles"),
@@ -203,12 +224,14 @@ pub fn prove_layered(
     Outcome {
         status,
         solution: vec![],
-        nodes: meter.nodes,
+        nodes: proof.earlier.nodes + meter.nodes,
         states: proof.stored as u64,
         max_depth: meter.max_depth,
         peak_memory: meter.peak_memory,
         peak_disk: proof.peak_disk,
         seconds: begin.elapsed().as_secs_f64(),
+        resumed_seconds: proof.earlier.seconds,
+        kept: proof.kept,
     }
 }
 
