@@ -382,10 +382,15 @@ def solve(
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
         if result.kept:
             click.echo(
-                f"the layered proof is kept in {spill_dir} ({result.peak_disk / 2**30:.1f} GiB at most): the same "
+                f"the layered proof is kept in {spill_dir} ({_size(result.peak_disk)} at most): the same "
                 "command with the same --spill-dir goes on from where it stopped"
             )
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
+
+
+def _size(n: int) -> str:
+    """Bytes as MiB below a GiB, else as GiB."""
+    return f"{n / 2**20:.1f} MiB" if n < 2**30 else f"{n / 2**30:.1f} GiB"
 
 
 def _more_budget(
@@ -671,7 +676,7 @@ def sweep(
             size = sum(f.stat().st_size for d in kept for f in d.iterdir() if f.is_file())
             click.echo(
                 f"{_count(len(kept), 'layered proof')} stopped by a budget {'is' if len(kept) == 1 else 'are'} kept in "
-                f"{spill_dir} ({size / 2**30:.1f} GiB): with the same --spill-dir, the command above goes on from "
+                f"{spill_dir} ({_size(size)}): with the same --spill-dir, the command above goes on from "
                 f"{'it' if len(kept) == 1 else 'them'} (delete {spill_dir}/fcanalyze-proof-* to drop them)"
             )
     if summary.interrupted:
