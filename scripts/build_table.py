@@ -40,7 +40,16 @@ two rows in place of the undecided ones: 3 jobs were undecided. Then
 proved 20410 with 1 cell lost (650.6 s, 665 million positions): 2 jobs are undecided.
 With the store that packs positions into 12 bytes, the same with `--max-memory 20G`
 on 982 with 2 cells and 24966 with 1 ran out of memory after storing 1.56 and 1.67
-billion positions: they are still undecided.
+billion positions: they were still undecided. Then the layered proof (a class of
+positions in memory at a time, the entries of later classes on disk), alone:
+
+    fcanalyze sweep --deals 24966 --cells 1 --workers 1 --layered --spill-dir DIR \
+        --max-memory 16G --max-disk 40G --max-seconds 6600 --out build/table-retry3
+    python scripts/build_table.py --patch build/table-retry3
+
+proved 24966 with 1 cell lost (5,280 s, 3,047,821,305 positions): 1 job is undecided,
+982 with 2 cells, whose layered proof met a class too big for 16 GB. (A layered proof
+that a budget stops is kept in DIR: the same command goes on from it.)
 Every solved row's score comes from the referee's replay of its solution.
 
     python scripts/build_table.py                       # sweep, then write the table
