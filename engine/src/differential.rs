@@ -444,11 +444,16 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Deal 11982 with 4 cells, lost after a proof of some 60 thousand positions.
+fn deal_11982() -> (Variant, Position) {
+    let rules = Variant::FREECELL;
+    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4]);
+    (rules, start.expect("deal 11982"))
+}
+
 #[test]
 fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules() {
-    let rules = Variant::FREECELL;
-    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4])
-        .expect("deal 11982");
+    let (rules, start) = deal_11982();
     let dir = scratch_dir("checkpoint");
     let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
     let stop = Budget { max_nodes: 20_000, ..Budget::default() };
@@ -470,9 +475,7 @@ fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules(
 
 #[test]
 fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
-    let rules = Variant::FREECELL;
-    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS11982), &[None; 4], [0; 4])
-        .expect("deal 11982");
+    let (rules, start) = deal_11982();
     let dir = scratch_dir("small-disk");
     let small = Spill { dir: dir.clone(), max_bytes: 1000 };
     let out = prove_layered(&start, &rules, Budget::default(), &small, &mut || false);

@@ -162,11 +162,7 @@ impl Codec {
             if k == 0 {
                 w.put(u32::from(on_top[0]), 6);
             }
-            // A column holds fewer than 64 cards: the bits go in two puts at most.
-            w.put(bits as u32 & 0xFFFF, n.min(16));
-            if n > 16 {
-                w.put((bits >> 16) as u32, n - 16);
-            }
+            w.put(bits, n);
         }
         w.finish(out);
     }
@@ -225,8 +221,9 @@ struct Bits {
 }
 
 impl Bits {
-    fn put(&mut self, value: u32, width: u32) {
-        self.acc |= u64::from(value) << self.n;
+    /// Writes the low `width` bits of `value`; with fewer than 8 pending, up to 56 fit.
+    fn put(&mut self, value: impl Into<u64>, width: u32) {
+        self.acc |= value.into() << self.n;
         self.n += width;
         while self.n >= 8 {
             self.bytes.push(self.acc as u8);
@@ -483,12 +480,13 @@ fn job(root: &Position, rules: &Variant) -> String {
 
 /// Where a proof of `job` is kept, in the spill directory: one name per job.
 fn kept_dir(spill: &Path, job: &str) -> PathBuf {
-    // FNV-1a over the job's text, then mixed: jobs of a sweep share the directory.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in job.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    spill.join(format!("fcanalyze-proof-{:016x}", crate::position::fmix64(h)))
+    // Mixed: the jobs of a sweep share the directory.
+    spill.join(format!("fcanalyze-proof-{:016x}", crate::position::fmix64(fnv1a(job.as_bytes()))))
+}
+
+/// FNV-1a: a hash of bytes that never changes from one build to the next.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// What the runs of a kept proof had done when it stopped.
@@ -647,8 +645,8 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 break pass;
             }
         };
-        if let Some(gate) = search.gate.as_ref().filter(|g| g.failed.is_some()) {
-            break (Status::Unknown(gate.failed.unwrap_or(Limit::Disk)), !gate.broken);
+        if let Some(gate @ Gate { failed: Some(limit), .. }) = search.gate.as_ref() {
+            break (Status::Unknown(*limit), !gate.broken);
         }
         match pass {
             Pass::Settled(Status::Unsolvable, ..) => {}
@@ -829,8 +827,7 @@ mod tests {
                 }
             }
         }
-        let hash = all.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        assert_eq!((all.len(), hash), (17_794, 17_568_322_370_248_961_824), "{FORMAT}");
+        assert_eq!((all.len(), fnv1a(&all)), (17_794, 17_568_322_370_248_961_824), "{FORMAT}");
     }
 
     #[test]
