@@ -1,5 +1,7 @@
 //! The visited-position store: 128-bit fingerprints in an open-addressing table under a byte budget.
 
+use std::collections::HashSet;
+
 use crate::slots::{footprint, slots_within, Slots};
 
 /// A set of nonzero 128-bit fingerprints (linear probing, at most 7/8 full while it can
@@ -10,24 +12,29 @@ use crate::slots::{footprint, slots_within, Slots};
 /// That lets the table grow in place, and to any size: first by doubling, and at the
 /// end by whatever the budget has left, rather than stopping at a power of two.
 ///
-/// A table holds whole fingerprints, 16 bytes a slot, until it grows to `PACK_FROM`
-/// slots; from then on it is *packed*, 12 bytes a slot. A packed slot holds how far the
-/// fingerprint lies from its home, the low 42 bits of its high half and the low 42 of
-/// its low half. The home gives the rest of the high half back (`unpack`), so the set
-/// still tells apart any two fingerprints that differ in their high 64 bits or their
-/// low 42: 106 of the 128 (docs/correctness.md, "Fingerprints", bounds what that
-/// costs). It holds a third more positions in the same memory.
+/// A table holds whole fingerprints, 16 bytes a slot, until it grows to 2^24 slots;
+/// from then on it is *packed* (`Packing`), 12 bytes a slot, and from 2^30 slots (some
+/// 12 GB) 10 bytes. A packed slot holds how far the fingerprint lies from its home, the
+/// low bits of its high half and the low bits of its low half. The home gives the rest
+/// of the high half back (`unpack`), so the set still tells apart any two fingerprints
+/// that differ in their high 64 bits or in the low bits kept: 107 of the 128 at 12 bytes,
+/// 97 at 10 (docs/correctness.md, "Fingerprints", bounds what that costs). Packing holds
+/// a third more positions in the same memory, and the largest tables three fifths more.
 pub struct FingerprintSet {
     /// `capacity` home slots, then TAIL more that probes run on into (they never wrap),
-    /// in 16-byte words: one a slot, or three to four packed slots (and 4 bytes over).
+    /// in 16-byte words: one a slot, or several packed slots (and a few bytes over).
     slots: Slots,
     capacity: usize,
-    packed: bool,
+    /// How the slots are packed, if they are.
+    packing: Option<Packing>,
+    /// The packings a growing table takes, the least dense first (tests make them
+    /// start at smaller tables).
+    packings: [Packing; 2],
     /// Fingerprints whose probe ran past the last slot, or (packed) further from home
-    /// than a slot can say: in practice never any, as that takes a run of TAIL full
-    /// slots; they keep the set exact if it happens. Packed, they are kept as the
-    /// table keeps them (`keep`).
-    overflow: Vec<u128>,
+    /// than a slot can say: that takes a run of thousands of full slots, which only a
+    /// table filled to 15/16 makes, and then rarely; they keep the set exact if it
+    /// happens. Packed, they are kept as the table keeps them (`keep`).
+    overflow: HashSet<u128>,
     len: usize,
     max_bytes: usize,
     /// Bytes held by whatever else shares the budget (a search's path, other tables),
@@ -56,66 +63,123 @@ const OVERFLOW_ROOM: usize = 1 << 20;
 /// Growing by less than a sixteenth is not worth a pass over the table.
 const MIN_GROWTH_SIXTEENTHS: usize = 17;
 
-/// Tables of this many slots or more are packed. A packed slot keeps 42 bits of the high
-/// half, which with the home give it back only while capacity >= 2^24 (`unpack`).
-pub const PACK_FROM: usize = 1 << 24;
-const PACKED_SLOT: usize = 12;
-/// A packed slot is read as the 16 bytes from its start: the last one has 4 past it.
-const PACKED_SLACK: usize = SLOT - PACKED_SLOT;
-const KEPT_BITS: u32 = 42;
-const KEPT: u64 = (1 << KEPT_BITS) - 1;
 /// A packed slot's top 12 bits: its distance from home plus one (0 is an empty slot).
-const DISTANCE_SHIFT: u32 = 2 * KEPT_BITS;
-const ONE_FURTHER: u128 = 1 << DISTANCE_SHIFT;
-const MAX_DISTANCE: usize = (1 << (96 - DISTANCE_SHIFT)) - 2;
-const PACKED_MASK: u128 = (1 << 96) - 1;
+const DISTANCE_BITS: u32 = 12;
+const MAX_DISTANCE: usize = (1 << DISTANCE_BITS) - 2;
+
+/// How a packed table lays out its slots: `bytes` each, for tables of 2^`from` slots
+/// up to 2^(64 - `from`). The home of a fingerprint in a table of C slots in that range
+/// leaves fewer than 2^(65 - `from`) values of its high half (`unpack`), so a slot keeps
+/// that many low bits of it, and gives the rest of its bits, past the distance, to the
+/// low half.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Packing {
+    bytes: usize,
+    from: u32,
+}
+
+/// 12 bytes a slot from 2^24 slots: 41 bits of the high half and 43 of the low.
+const PACKED_12: Packing = Packing { bytes: 12, from: 24 };
+/// 10 bytes a slot from 2^30 slots: 35 bits of the high half and 33 of the low. Only
+/// tables of some 12 GB or more pack so densely: smaller ones keep more bits.
+const PACKED_10: Packing = Packing { bytes: 10, from: 30 };
+
+impl Packing {
+    /// The low bits of the high half a slot keeps.
+    const fn high(self) -> u32 {
+        65 - self.from
+    }
+
+    /// The low bits of the low half a slot keeps.
+    const fn low(self) -> u32 {
+        self.bytes as u32 * 8 - DISTANCE_BITS - self.high()
+    }
+
+    /// Where a slot's distance starts.
+    const fn distance_shift(self) -> u32 {
+        self.bytes as u32 * 8 - DISTANCE_BITS
+    }
+
+    const fn min_capacity(self) -> usize {
+        1 << self.from
+    }
+
+    const fn max_capacity(self) -> usize {
+        1 << (64 - self.from)
+    }
+
+    /// A slot's bits, the rest of the 16 bytes read from its start left out.
+    const fn mask(self) -> u128 {
+        (1 << (self.bytes * 8)) - 1
+    }
+}
+
+const fn low_bits(n: u32) -> u64 {
+    (1 << n) - 1
+}
+
+// Both packings keep at least 33 bits of each half (docs/correctness.md), and a slot is
+// read as the 16 bytes from its start.
+const _: () = assert!(PACKED_12.low() == 43 && PACKED_10.low() == 33 && PACKED_10.high() == 35);
+const _: () = assert!(PACKED_12.from <= 32 && PACKED_10.from <= 32);
 
 /// The 16-byte words that hold `slots` slots of a layout.
-fn words(slots: usize, packed: bool) -> usize {
-    if packed {
-        (slots * PACKED_SLOT + PACKED_SLACK).div_ceil(SLOT)
-    } else {
-        slots
+fn words(slots: usize, packing: Option<Packing>) -> usize {
+    match packing {
+        // A packed slot is read as the 16 bytes from its start: the last one has a few past it.
+        Some(p) => (slots * p.bytes + SLOT - p.bytes).div_ceil(SLOT),
+        None => slots,
     }
 }
 
 /// The slots of a layout that `words` 16-byte words hold.
-fn slots_in(words: usize, packed: bool) -> usize {
-    if packed {
-        (words * SLOT).saturating_sub(PACKED_SLACK) / PACKED_SLOT
-    } else {
-        words
+fn slots_in(words: usize, packing: Option<Packing>) -> usize {
+    match packing {
+        Some(p) => (words * SLOT).saturating_sub(SLOT - p.bytes) / p.bytes,
+        None => words,
     }
 }
 
-/// What a packed table keeps of a fingerprint: the high half and the low 42 bits.
-#[inline]
-fn keep(fp: u128) -> u128 {
-    fp & ((u128::MAX << 64) | u128::from(KEPT))
+/// The bytes a slot of a layout takes.
+fn slot_bytes(packing: Option<Packing>) -> usize {
+    packing.map_or(SLOT, |p| p.bytes)
 }
 
-/// A packed slot's contents, for `fp` at `distance` from its home, but for the distance.
+/// What a packed table keeps of a fingerprint: the high half and the low bits.
 #[inline]
-fn packed_bits(fp: u128) -> u128 {
-    (u128::from((fp >> 64) as u64 & KEPT) << KEPT_BITS) | u128::from(fp as u64 & KEPT)
+fn keep(fp: u128, p: Packing) -> u128 {
+    fp & ((u128::MAX << 64) | u128::from(low_bits(p.low())))
+}
+
+/// A packed slot's contents for `fp`, but for the distance.
+#[inline]
+fn packed_bits(fp: u128, p: Packing) -> u128 {
+    (u128::from((fp >> 64) as u64 & low_bits(p.high())) << p.low()) | u128::from(fp as u64 & low_bits(p.low()))
 }
 
 /// The fingerprint (as `keep` keeps it) in packed slot `slot` holding `entry`, of a table
 /// whose `width` is floor(2^64 / capacity). With h the home and C the capacity, the high
 /// half hi has h = floor(hi C / 2^64), so h width <= h 2^64 / C <= hi, and hi < (h + 1)
-/// 2^64 / C <= h width + h + 2^64 / C < h width + 2^42 while 2^24 <= C < 2^41: hi is the
-/// one number from h width on, below 2^42 past it, with the low 42 bits kept.
+/// 2^64 / C <= h width + h + 2^64 / C < h width + 2^(65 - from) while 2^from <= C <=
+/// 2^(64 - from) and from <= 32 (both terms are at most 2^(64 - from)): hi is the one
+/// number from h width on, below 2^high past it, with the low `high` bits kept.
 #[inline]
-fn unpack(entry: u128, slot: usize, width: u64) -> u128 {
-    let home = slot - ((entry >> DISTANCE_SHIFT) as usize - 1);
+fn unpack(entry: u128, slot: usize, width: u64, p: Packing) -> u128 {
+    let home = slot - ((entry >> p.distance_shift()) as usize - 1);
     let floor = home as u64 * width;
-    let high = floor + (((entry >> KEPT_BITS) as u64).wrapping_sub(floor) & KEPT);
-    (u128::from(high) << 64) | u128::from(entry as u64 & KEPT)
+    let high = floor + (((entry >> p.low()) as u64).wrapping_sub(floor) & low_bits(p.high()));
+    (u128::from(high) << 64) | u128::from(entry as u64 & low_bits(p.low()))
 }
 
 /// floor(2^64 / capacity), which `unpack` takes: computed once a growth, not a slot.
 fn width_of(capacity: usize) -> u64 {
     ((1u128 << 64) / capacity as u128) as u64
+}
+
+/// The bytes an overflow set of `capacity` takes (a hash table's buckets and a control
+/// byte each, at most 7/8 of them full).
+fn overflow_bytes(capacity: usize) -> usize {
+    capacity * 8 / 7 * (SLOT + 1)
 }
 
 /// Where a probe for a fingerprint ended.
@@ -129,13 +193,18 @@ enum Probe {
 
 impl FingerprintSet {
     pub fn new(max_bytes: usize) -> FingerprintSet {
+        Self::with_packings(max_bytes, [PACKED_12, PACKED_10])
+    }
+
+    fn with_packings(max_bytes: usize, packings: [Packing; 2]) -> FingerprintSet {
         let slots = Slots::zeroed(INITIAL_CAPACITY + TAIL);
         let peak = slots.bytes();
         FingerprintSet {
             slots,
             capacity: INITIAL_CAPACITY,
-            packed: false,
-            overflow: vec![],
+            packing: None,
+            packings,
+            overflow: HashSet::new(),
             len: 0,
             max_bytes,
             others: 0,
@@ -173,7 +242,7 @@ impl FingerprintSet {
 
     /// Bytes the table holds now.
     pub fn bytes(&self) -> usize {
-        self.slots.bytes() + self.overflow.capacity() * SLOT
+        self.slots.bytes() + overflow_bytes(self.overflow.capacity())
     }
 
     /// Whether `more` fingerprints fit in `sixteenths` of the home slots.
@@ -183,21 +252,17 @@ impl FingerprintSet {
     }
 
     /// Whether a table its budget keeps from growing has room for `more` fingerprints:
-    /// fuller, more probes spill over, so the overflow list (which may double) must fit too.
+    /// fuller, more probes spill over, so the overflow set (which may double) must fit too.
     fn can_fill_on(&self, more: usize) -> bool {
-        // Growing, the list holds its old buffer beside one twice as long (4 at first).
-        let overflow_growth = 2 * self.overflow.capacity().max(more).max(4) * SLOT;
+        // Growing, the set holds its old buckets beside twice as many (4 at first).
+        let overflow_growth = 2 * overflow_bytes(self.overflow.capacity().max(more).max(4));
         self.has_room(more, FILL_TO) && self.bytes() + self.others + overflow_growth <= self.max_bytes
     }
 
     /// What the table keeps of `fp`: all of it, or (packed) what `keep` keeps.
     #[inline]
     fn kept(&self, fp: u128) -> u128 {
-        if self.packed {
-            keep(fp)
-        } else {
-            fp
-        }
+        self.packing.map_or(fp, |p| keep(fp, p))
     }
 
     /// Home slots and the tail.
@@ -210,36 +275,37 @@ impl FingerprintSet {
         ((u128::from((fp >> 64) as u64) * capacity as u128) >> 64) as usize
     }
 
-    /// The packed slot `i`'s 96 bits.
+    /// The packed slot `i`'s bits.
     #[inline]
-    fn packed_at(&self, i: usize) -> u128 {
-        let at = i * PACKED_SLOT;
+    fn packed_at(&self, i: usize, p: Packing) -> u128 {
+        let at = i * p.bytes;
         let bytes: [u8; SLOT] = self.slots.as_bytes()[at..at + SLOT].try_into().expect("16 bytes");
-        u128::from_le_bytes(bytes) & PACKED_MASK
+        u128::from_le_bytes(bytes) & p.mask()
     }
 
     #[inline]
-    fn set_packed(&mut self, i: usize, entry: u128) {
-        let at = i * PACKED_SLOT;
-        self.slots.as_bytes_mut()[at..at + PACKED_SLOT].copy_from_slice(&entry.to_le_bytes()[..PACKED_SLOT]);
+    fn set_packed(&mut self, i: usize, entry: u128, p: Packing) {
+        let at = i * p.bytes;
+        self.slots.as_bytes_mut()[at..at + p.bytes].copy_from_slice(&entry.to_le_bytes()[..p.bytes]);
     }
 
     /// Looks for `fp` from slot `from` (its home, or above) to the first empty slot.
     #[inline]
     fn probe(&self, fp: u128, from: usize) -> Probe {
         let end = self.slot_count();
-        if self.packed {
+        if let Some(p) = self.packing {
             let home = Self::home(fp, self.capacity);
-            let mut entry = (ONE_FURTHER * (from - home + 1) as u128) | packed_bits(fp);
+            let one_further = 1u128 << p.distance_shift();
+            let mut entry = (one_further * (from - home + 1) as u128) | packed_bits(fp, p);
             for i in from..end.min(home + MAX_DISTANCE + 1) {
-                let slot = self.packed_at(i);
+                let slot = self.packed_at(i, p);
                 if slot == entry {
                     return Probe::Found;
                 }
                 if slot == EMPTY {
                     return Probe::Empty(i, entry);
                 }
-                entry += ONE_FURTHER;
+                entry += one_further;
             }
         } else {
             for i in from..end {
@@ -258,8 +324,8 @@ impl FingerprintSet {
     /// Writes what `Probe::Empty` found.
     #[inline]
     fn fill(&mut self, slot: usize, entry: u128) {
-        if self.packed {
-            self.set_packed(slot, entry);
+        if let Some(p) = self.packing {
+            self.set_packed(slot, entry, p);
         } else {
             self.slots[slot] = entry;
         }
@@ -299,12 +365,9 @@ impl FingerprintSet {
             }
             Probe::Full => {
                 let kept = self.kept(fp);
-                if self.overflow.contains(&kept) {
-                    return false;
-                }
-                self.overflow.push(kept);
-                self.len += 1;
-                true
+                let new = self.overflow.insert(kept);
+                self.len += usize::from(new);
+                new
             }
         }
     }
@@ -315,7 +378,7 @@ impl FingerprintSet {
     #[inline]
     pub fn prefetch(&self, fp: u128) {
         let home = Self::home(fp, self.capacity);
-        let slot: *const u8 = &self.slots.as_bytes()[if self.packed { home * PACKED_SLOT } else { home * SLOT }];
+        let slot: *const u8 = &self.slots.as_bytes()[home * slot_bytes(self.packing)];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint; it never faults, and `slot` is in bounds.
         unsafe {
@@ -361,71 +424,83 @@ impl FingerprintSet {
 
     /// The bytes held while growing to `capacity` slots of a layout: the old words stay
     /// until every slot has moved, and a heap table may be copied.
-    fn bytes_growing_to(&self, capacity: usize, packed: bool) -> usize {
-        footprint(words(capacity + TAIL, packed).max(self.slots.len())) + self.copied_bytes()
+    fn bytes_growing_to(&self, capacity: usize, packing: Option<Packing>) -> usize {
+        footprint(words(capacity + TAIL, packing).max(self.slots.len())) + self.copied_bytes()
     }
 
     /// The capacity to grow to in a layout within `room` bytes: twice this one, or if
     /// that does not fit, as much as does (if that is worth it).
-    fn capacity_within(&self, room: usize, packed: bool) -> Option<usize> {
+    fn capacity_within(&self, room: usize, packing: Option<Packing>) -> Option<usize> {
         let mut capacity = self.capacity * 2;
-        if self.bytes_growing_to(capacity, packed) > room {
+        if self.bytes_growing_to(capacity, packing) > room {
             // The largest table that fits, whole slots of 64, beside the old table if that
             // is copied rather than moved, in whole huge pages if it is mapped.
             // What is left over is for the overflow list once the table fills on (`can_fill_on`).
             let spare = (room / 256).min(OVERFLOW_ROOM);
             let words = slots_within(room.saturating_sub(self.copied_bytes() + spare));
-            capacity = slots_in(words, packed).saturating_sub(TAIL) & !63;
-            if capacity * 16 < self.capacity * MIN_GROWTH_SIXTEENTHS {
+            capacity = slots_in(words, packing).saturating_sub(TAIL) & !63;
+        }
+        if let Some(p) = packing {
+            // A packed slot gives its fingerprint back only in tables of its range (`unpack`).
+            capacity = capacity.min(p.max_capacity());
+            // Packing a table anew needs the slots of its range, and half again as many
+            // as it has, so that nearly every fingerprint moves above the wider slots not
+            // yet moved (grow).
+            if packing != self.packing && (capacity < p.min_capacity() || capacity * 2 < self.capacity * 3) {
                 return None;
             }
         }
-        // Packing a table needs PACK_FROM slots, and half again as many as it has, so
-        // that nearly every fingerprint moves above the whole slots not yet moved (grow).
-        if packed && !self.packed && (capacity < PACK_FROM || capacity * 2 < self.capacity * 3) {
-            return None;
-        }
-        Some(capacity)
+        (capacity * 16 >= self.capacity * MIN_GROWTH_SIXTEENTHS).then_some(capacity)
+    }
+
+    /// The packing of a table of `capacity` slots: the densest whose range it is in.
+    fn packing_for(&self, capacity: usize) -> Option<Packing> {
+        self.packings.iter().rev().find(|p| capacity >= p.min_capacity()).copied()
     }
 
     /// Grows the table in place: to twice its size, or if the budget (with what the
     /// rest of the search holds) does not allow that, to as much as it does allow. It
-    /// packs the table when the new one has PACK_FROM slots or more.
+    /// packs the table more densely as it passes 2^24 and 2^30 slots (`packings`).
     fn grow(&mut self) -> Result<(), OutOfMemory> {
         let room = self.max_bytes.saturating_sub(self.others);
-        let pack = self.packed || self.capacity * 2 >= PACK_FROM;
-        let (capacity, packed) = match self.capacity_within(room, pack) {
-            Some(capacity) => (capacity, pack),
-            // A budget too small to pack into may still hold a larger wide table.
-            None if pack && !self.packed => (self.capacity_within(room, false).ok_or(OutOfMemory)?, false),
+        let target = self.packing_for(self.capacity * 2);
+        let (capacity, packing) = match self.capacity_within(room, target) {
+            Some(capacity) => (capacity, target),
+            // A budget too small to pack into more densely may still hold a larger table
+            // packed as this one is.
+            None if target != self.packing => {
+                (self.capacity_within(room, self.packing).ok_or(OutOfMemory)?, self.packing)
+            }
             None => return Err(OutOfMemory),
         };
-        debug_assert!(!packed || capacity < 1 << 41, "unpack needs capacity < 2^41");
-        self.peak = self.peak.max(self.bytes_growing_to(capacity, packed) + self.others);
-        let (old_slots, was_packed, old_width) = (self.slot_count(), self.packed, width_of(self.capacity));
-        if !self.slots.grow(words(capacity + TAIL, packed).max(self.slots.len())) {
+        debug_assert!(packing.is_none_or(|p| (p.min_capacity()..=p.max_capacity()).contains(&capacity)));
+        self.peak = self.peak.max(self.bytes_growing_to(capacity, packing) + self.others);
+        let (old_slots, old_packing, old_width) = (self.slot_count(), self.packing, width_of(self.capacity));
+        if !self.slots.grow(words(capacity + TAIL, packing).max(self.slots.len())) {
             return Err(OutOfMemory);
         }
         self.capacity = capacity;
-        self.packed = packed;
-        let mut moved_last = std::mem::take(&mut self.overflow);
+        self.packing = packing;
+        let mut moved_last: Vec<u128> = self.overflow.drain().collect();
         // From the last slot down, each fingerprint moves to the first empty slot from its
         // new home on. Homes only move up as the table grows, and every slot above the
         // one being moved holds only fingerprints already moved: no fingerprint not yet
         // moved is overwritten, and none lands where a later one would block its probe.
         // The few whose new home lies below their old slot (near the start, where a
         // probe ran further than the home's index) are put in at the end, like new ones.
-        // When the table is packed now, a new slot must also lie wholly above the old
-        // 16-byte slot just moved (new slots are smaller; the homes spread out by half
-        // again at least).
+        // When the table is packed more densely now, a new slot must also start at or
+        // above the old slot just moved (new slots are smaller; the homes spread out by
+        // half again at least).
+        let (old_bytes, new_bytes) = (slot_bytes(old_packing), slot_bytes(packing));
         for p in (0..old_slots).rev() {
-            let fp = if was_packed {
-                let entry = self.packed_at(p);
+            let fp = if let Some(op) = old_packing {
+                let entry = self.packed_at(p, op);
                 if entry == EMPTY {
                     continue;
                 }
-                self.set_packed(p, EMPTY);
-                unpack(entry, p, old_width)
+                self.set_packed(p, EMPTY, op);
+                // Kept as the new packing keeps it, which keeps no more bits than the old.
+                self.kept(unpack(entry, p, old_width, op))
             } else {
                 let fp = self.slots[p];
                 if fp == EMPTY {
@@ -435,7 +510,7 @@ impl FingerprintSet {
                 self.kept(fp)
             };
             let home = Self::home(fp, capacity);
-            let lowest = if was_packed == packed { p } else { (p * SLOT).div_ceil(PACKED_SLOT) };
+            let lowest = (p * old_bytes).div_ceil(new_bytes);
             if home < lowest {
                 moved_last.push(fp);
                 continue;
@@ -464,21 +539,21 @@ mod tests {
     /// `len` counts them all; and the bytes past the table are zero, as growth needs.
     fn assert_well_formed(set: &FingerprintSet) {
         let end = set.slot_count();
-        assert!(set.slots.len() >= words(end, set.packed));
+        assert!(set.slots.len() >= words(end, set.packing));
         let mut last_empty = None;
         let mut count = 0;
         for s in 0..end {
-            let home = if set.packed {
-                let entry = set.packed_at(s);
+            let home = if let Some(p) = set.packing {
+                let entry = set.packed_at(s, p);
                 if entry == EMPTY {
                     last_empty = Some(s);
                     continue;
                 }
-                let distance = (entry >> DISTANCE_SHIFT) as usize - 1;
+                let distance = (entry >> p.distance_shift()) as usize - 1;
                 assert!(distance <= MAX_DISTANCE && distance <= s, "slot {s}: distance {distance}");
                 let home = s - distance;
                 assert_eq!(
-                    FingerprintSet::home(unpack(entry, s, width_of(set.capacity)), set.capacity),
+                    FingerprintSet::home(unpack(entry, s, width_of(set.capacity), p), set.capacity),
                     home,
                     "slot {s}"
                 );
@@ -500,7 +575,7 @@ mod tests {
             .overflow
             .iter()
             .all(|&o| matches!(set.probe(o, FingerprintSet::home(o, set.capacity)), Probe::Full)));
-        let used = end * if set.packed { PACKED_SLOT } else { SLOT };
+        let used = end * slot_bytes(set.packing);
         assert!(set.slots.as_bytes()[used..].iter().all(|&b| b == 0), "bytes past the table");
     }
 
@@ -647,6 +722,10 @@ mod tests {
         assert!(alone.peak_bytes() <= 1 << 20 && alone.peak_bytes() > alone.bytes() * 3 / 2 - TAIL * SLOT);
     }
 
+    /// Packings like the real ones but from smaller tables, to test the change from
+    /// one to the other in memory a test can have.
+    const SMALL_PACKINGS: [Packing; 2] = [Packing { bytes: 12, from: 14 }, Packing { bytes: 10, from: 17 }];
+
     #[test]
     fn a_packed_slot_gives_back_the_fingerprint_it_keeps_at_any_capacity_and_distance() {
         let mut state = 0x0123_4567_89AB_CDEF_FEDC_BA98_7654_3210u128;
@@ -655,21 +734,31 @@ mod tests {
             state ^ (state >> 67)
         };
         let edges = [0u128, 1, u128::MAX, u128::MAX << 64, (u128::from(u64::MAX) << 64) ^ 1];
-        for capacity in [PACK_FROM, PACK_FROM + 12_345, (PACK_FROM << 3) - 1, 3 << 30, 1 << 38, (1 << 40) + 7] {
-            let width = width_of(capacity);
-            for fp in edges.into_iter().chain((0..20_000).map(|_| next())) {
-                let home = FingerprintSet::home(fp, capacity);
-                for distance in [0, 1, 63, MAX_DISTANCE] {
-                    let entry = (ONE_FURTHER * (distance as u128 + 1)) | packed_bits(fp);
-                    assert_eq!(entry & !PACKED_MASK, 0);
-                    assert_eq!(unpack(entry, home + distance, width), keep(fp), "{capacity} {fp:#x} {distance}");
+        for p in [PACKED_12, PACKED_10].into_iter().chain(SMALL_PACKINGS) {
+            let (min, max) = (p.min_capacity(), p.max_capacity());
+            for capacity in [min, min + 12_345, (min << 3) - 1, 3 << 30, 3 << 31, 1 << 34, (1 << 40) + 7, max] {
+                if !(min..=max).contains(&capacity) {
+                    continue;
+                }
+                let width = width_of(capacity);
+                for fp in edges.into_iter().chain((0..5_000).map(|_| next())) {
+                    let home = FingerprintSet::home(fp, capacity);
+                    for distance in [0, 1, 63, MAX_DISTANCE] {
+                        let entry = ((distance as u128 + 1) << p.distance_shift()) | packed_bits(fp, p);
+                        assert_eq!(entry & !p.mask(), 0);
+                        assert_eq!(
+                            unpack(entry, home + distance, width, p),
+                            keep(fp, p),
+                            "{p:?} {capacity} {fp:#x} {distance}"
+                        );
+                    }
                 }
             }
         }
     }
 
     #[test]
-    fn a_table_packs_past_pack_from_grows_packed_to_its_budget_and_keeps_every_fingerprint() {
+    fn a_table_packs_past_2_24_slots_grows_packed_to_its_budget_and_keeps_every_fingerprint() {
         let key = |i: u128| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) ^ (i << 100)) | 1;
         // Wide up to 2^24 slots, packed at 2^25 (12 bytes a slot), and then no room to
         // double again: the last growth takes what 560 MiB has left.
@@ -677,7 +766,9 @@ mod tests {
         let mut set = FingerprintSet::new(budget);
         let inserted = (0..100_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
         assert!(
-            set.packed && set.capacity > PACK_FROM * 2 * 17 / 16 && !set.capacity.is_power_of_two(),
+            set.packing == Some(PACKED_12)
+                && set.capacity > PACKED_12.min_capacity() * 2 * 17 / 16
+                && !set.capacity.is_power_of_two(),
             "{}",
             set.capacity
         );
@@ -693,35 +784,63 @@ mod tests {
     }
 
     #[test]
+    fn a_table_packs_to_12_bytes_then_to_10_keeping_every_fingerprint_and_fills_its_budget() {
+        let key = |i: u128| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) ^ (i << 100)) | 1;
+        let budget = 9 << 20;
+        let mut set = FingerprintSet::with_packings(budget, SMALL_PACKINGS);
+        let mut layouts = vec![set.packing];
+        let mut inserted = 0;
+        while set.insert(key(inserted)).is_ok() {
+            inserted += 1;
+            if layouts.last() != Some(&set.packing) {
+                layouts.push(set.packing);
+                assert_well_formed(&set);
+            }
+        }
+        let inserted = inserted as usize;
+        assert_eq!(layouts, [None, Some(SMALL_PACKINGS[0]), Some(SMALL_PACKINGS[1])]);
+        assert!(set.peak_bytes() <= budget && set.bytes() <= budget, "{} {}", set.peak_bytes(), set.bytes());
+        assert!(set.bytes() < (set.capacity + TAIL) * 11, "10 bytes a slot: {} for {}", set.bytes(), set.capacity);
+        assert_eq!(set.len(), inserted);
+        assert_well_formed(&set);
+        assert!(inserted * 16 >= set.capacity * 15 - 16, "filled to 15/16: {inserted} of {}", set.capacity);
+        // More than 12-byte slots in the same bytes could have held, even full.
+        assert!(inserted > set.bytes() / 12, "{inserted} in {}", set.bytes());
+        assert!((0..inserted as u128).all(|i| set.contains(key(i)) && set.insert(key(i)) == Ok(false)));
+        assert!((inserted as u128 + 1..inserted as u128 + 1_000_000).all(|i| !set.contains(key(i))));
+    }
+
+    #[test]
     fn a_budget_too_small_to_pack_into_grows_the_wide_table_instead() {
         let key = |i: u128| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15) | 1;
         // Doubling 2^23 wide slots (128 MiB) would pack into 2^24 (192 MiB): 180 MiB holds
-        // fewer packed slots than PACK_FROM, but more wide ones than now.
+        // fewer packed slots than that, but more wide ones than now.
         let budget = 180 << 20;
         let mut set = FingerprintSet::new(budget);
         let inserted = (0..100_000_000u128).take_while(|&i| set.insert(key(i)).is_ok()).count();
-        assert!(!set.packed && set.capacity > PACK_FROM / 2 * 17 / 16, "{}", set.capacity);
+        assert!(set.packing.is_none() && set.capacity > PACKED_12.min_capacity() / 2 * 17 / 16, "{}", set.capacity);
         assert!(set.peak_bytes() <= budget);
         assert_eq!(set.len(), inserted);
         assert_well_formed(&set);
         assert!((0..inserted as u128).all(|i| set.contains(key(i))));
     }
 
-    #[test]
-    fn a_packed_table_keeps_the_high_half_and_the_low_42_bits() {
-        let mut set = FingerprintSet::new(1 << 30);
+    /// Inserts into `set` until it is packed as `packing`, then checks what it keeps
+    /// of a fingerprint: the high half and the packing's low bits, no other bit.
+    fn check_a_packed_table_keeps_the_high_half_and_the_low_bits(mut set: FingerprintSet, packing: Packing) {
         let key = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1;
         let mut i = 0;
-        while !set.packed {
+        while set.packing != Some(packing) {
             set.insert(key(i)).unwrap();
             i += 1;
         }
-        let fp = key(i);
+        let fp = key(i) & !(1 << 63);
         assert_eq!(set.insert(fp), Ok(true));
-        // The same fingerprint but for bits 42..63: one to a packed table.
-        assert_eq!(set.insert(fp ^ (1 << 50)), Ok(false));
+        // The same fingerprint but for bits low..63: one to a packed table.
+        assert_eq!(set.insert(fp | (1 << 63)), Ok(false));
+        assert_eq!(set.insert(fp ^ (1 << packing.low())), Ok(false));
         // Any other bit tells them apart.
-        for bit in (0..42).chain(64..128) {
+        for bit in (0..packing.low()).chain(64..128) {
             assert!(!set.contains(fp ^ (1 << bit)), "{bit}");
         }
         // More fingerprints at one home than a packed slot can count the distance to
@@ -736,5 +855,16 @@ mod tests {
         assert_well_formed(&set);
         assert!((1..=(MAX_DISTANCE as u128 + 500)).all(|j| set.contains(crowd(j)) && set.insert(crowd(j)) == Ok(false)));
         assert!(!set.contains(crowd(MAX_DISTANCE as u128 + 501)));
+    }
+
+    #[test]
+    fn a_packed_table_keeps_the_high_half_and_the_low_43_bits() {
+        check_a_packed_table_keeps_the_high_half_and_the_low_bits(FingerprintSet::new(1 << 30), PACKED_12);
+    }
+
+    #[test]
+    fn a_densely_packed_table_keeps_the_high_half_and_the_low_bits_of_its_packing() {
+        let set = FingerprintSet::with_packings(1 << 30, SMALL_PACKINGS);
+        check_a_packed_table_keeps_the_high_half_and_the_low_bits(set, SMALL_PACKINGS[1]);
     }
 }

@@ -51,8 +51,11 @@ pub struct Spill {
 /// several large classes that outgrew 9 GB.)
 const BUCKETS: usize = 64;
 /// Each file writes through a buffer this big at most; all of them together hold at
-/// most a sixteenth of the memory budget (a proof has thousands waiting at once).
+/// most a sixteenth of the memory budget, and MAX_BUFFERED (a proof has thousands
+/// waiting at once).
 const FILE_BUFFER: usize = 16 << 10;
+/// Past this, more buffering saves few writes: the memory goes to the store instead.
+const MAX_BUFFERED: usize = 256 << 20;
 /// The fingerprints of entries written lately, so that an entry met again (most are
 /// met two or three times, soon after one another) is not written again: at most this
 /// many, and at most an eighth of the memory budget.
@@ -311,7 +314,7 @@ impl Gate {
             peak_disk: 0,
             max_disk,
             buffered: 0,
-            max_buffered: (max_memory / 16).max(FILE_BUFFER),
+            max_buffered: (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED),
             failed: None,
             broken: false,
         }
