@@ -15,6 +15,7 @@ use crate::moves::generate;
 use crate::position::{Move, Place, Position};
 use crate::search::{
     complete_best_first, exhaustive_pass, prove_layered, settle_pass, solve, Budget, Limit, Schedule, Spill, Status,
+    BREADTH_FIRST,
 };
 use crate::variant::{SequenceMoves, Variant};
 
@@ -377,6 +378,90 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
     }
     // Each proof removes its files.
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
+    // A bucket too big for memory is searched breadth first, holding only the layers
+    // around the one expanded (engine/src/search/frontier.rs). Forced on every bucket
+    // here, the proof must still reach every position the exhaustive pass reaches, each
+    // exactly once (the same count), and meet a win where there is one. Under rules where
+    // some move cannot be taken back it is never used: the proof is the depth-first one.
+    let variants = [
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+        Variant {
+            columns: 4,
+            same_suit: true,
+            sequence_moves: SequenceMoves::Relaxed,
+            ..Variant::FREECELL.with_cells(1)
+        },
+        Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+    ];
+    let dir = scratch_dir("frontier");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
+    let mut rng = 0xF207_713E_u64;
+    BREADTH_FIRST.set(true);
+    for rules in variants {
+        let (mut won, mut lost) = (0, 0);
+        for _ in 0..150 {
+            let start = random_position(&rules, &mut rng);
+            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
+            let layered = prove_layered(&start, &rules, budget, &spill, &mut || false);
+            if plain {
+                assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
+                won += 1;
+            } else {
+                let (status, stored) = exhaustive_pass(&start, &rules, true);
+                assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
+                assert_eq!(layered.states as usize, stored, "{rules:?}\n{start:?}");
+                lost += 1;
+            }
+        }
+        assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
+    }
+    BREADTH_FIRST.set(false);
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_in_it_goes_on_so() {
+    // Deal 11982 with 4 cells at a budget its largest bucket outgrows depth first: the
+    // proof goes on breadth first and ends lost, having reached every position the
+    // exhaustive pass reaches. Stopped again and again, each run going on from the kept
+    // one (whose bucket had outgrown memory: breadth first at once), it ends the same.
+    let (rules, start) = deal_11982();
+    let (status, stored) = exhaustive_pass(&start, &rules, true);
+    assert_eq!(status, Status::Unsolvable);
+    let dir = scratch_dir("outgrown");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let tight = Budget { max_memory: 1 << 20, ..Budget::default() };
+    let out = prove_layered(&start, &rules, tight, &spill, &mut || false);
+    assert_eq!(out.status, Status::Unsolvable);
+    assert_eq!(out.states as usize, stored);
+    assert!(out.peak_memory <= 1 << 20, "{}", out.peak_memory);
+    let depth_first_alone = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+    assert!(depth_first_alone.peak_memory > 1 << 20, "the budget is tight: {}", depth_first_alone.peak_memory);
+    let mut runs = 0;
+    let out = loop {
+        let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, ..tight };
+        let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+        runs += 1;
+        assert!(runs < 40, "no end in sight");
+        if out.status != Status::Unknown(Limit::Nodes) {
+            break out;
+        }
+        assert!(out.kept);
+    };
+    assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored));
+    assert!(runs > 2, "{runs}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -288,6 +288,15 @@ impl DepthFirstSearch {
         Ok(())
     }
 
+    /// Drops the pass's path and store wherever it was, their memory with them: for a
+    /// bucket of a layered proof searched again another way.
+    pub(super) fn abandon(&mut self) {
+        self.frames = vec![];
+        self.moves = vec![];
+        self.played = vec![];
+        self.seen = FingerprintSet::new(self.seen.max_bytes());
+    }
+
     /// Empties the store, which the pass, having run out of moves, needs no more.
     pub(super) fn forget(&mut self) {
         debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
@@ -442,13 +451,13 @@ impl DepthFirstSearch {
 
 /// Plays `m` and the safe foundation moves after it on `child`; `played` becomes what
 /// `undo_to(child, played, 0)` takes back.
-fn play_with_autoplay(child: &mut Position, rules: &Variant, m: Move, played: &mut Vec<Played>) {
+pub(super) fn play_with_autoplay(child: &mut Position, rules: &Variant, m: Move, played: &mut Vec<Played>) {
     played.clear();
     played.push(child.play(m));
     child.autoplay_after(rules, m, played);
 }
 
-fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
+pub(super) fn undo_to(state: &mut Position, played: &mut Vec<Played>, len: usize) {
     while played.len() > len {
         let p = played.pop().unwrap_or_else(|| unreachable!());
         state.undo(p);

@@ -26,13 +26,14 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::position::{Place, Played, Position, MAX_HEIGHT};
 use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
+use super::frontier::{self, frontier, Stopped};
 use super::meter::Meter;
 use super::{Limit, Pass, Status};
 
@@ -67,6 +68,20 @@ const FORMAT: &str = "fcanalyze layered proof 1";
 /// once every entry is in its file, and removed first when a proof goes on from it:
 /// a directory without it (a proof that crashed, or one running) is never used.
 const CHECKPOINT: &str = "checkpoint";
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to search every bucket breadth first (`frontier`), as if each had
+    /// outgrown memory, on the thread that sets it.
+    pub(crate) static BREADTH_FIRST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn breadth_first_always() -> bool {
+    #[cfg(test)]
+    return BREADTH_FIRST.get();
+    #[cfg(not(test))]
+    false
+}
+
 /// A cell holding no card, in an entry.
 const EMPTY_CELL: u32 = 63;
 
@@ -278,7 +293,7 @@ impl<'a> BitReader<'a> {
 /// its level now, and where the entries go.
 pub(super) struct Gate {
     pub(super) level: usize,
-    codec: Codec,
+    pub(super) codec: Codec,
     dir: PathBuf,
     waiting: BTreeMap<(usize, usize), Waiting>,
     /// The level and bucket whose entries are being read.
@@ -339,6 +354,24 @@ impl Gate {
         }
         self.peak_disk = self.peak_disk.max(self.disk);
         Ok(())
+    }
+
+    /// A path in the proof's directory for a file of its own (none is named so by
+    /// `file_name`, and a kept proof takes up only those).
+    pub(super) fn scratch_file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Counts `bytes` more of files against the disk budget: false if that passes it.
+    pub(super) fn hold_disk(&mut self, bytes: u64) -> bool {
+        self.disk += bytes;
+        self.peak_disk = self.peak_disk.max(self.disk);
+        self.disk <= self.max_disk
+    }
+
+    /// Counts `bytes` of files removed.
+    pub(super) fn release_disk(&mut self, bytes: u64) {
+        self.disk -= bytes.min(self.disk);
     }
 
     /// Every waiting buffer to its file.
@@ -500,13 +533,21 @@ pub(super) struct Earlier {
     pub(super) nodes: u64,
     pub(super) seconds: f64,
     pub(super) peak_disk: u64,
+    /// The bucket it stopped in had outgrown memory: it is searched breadth first
+    /// (`frontier`) when the proof goes on. (Checkpoints written before this was
+    /// recorded say nothing of it: false.)
+    pub(super) frontier: bool,
 }
 
 impl Earlier {
     fn write(&self, dir: &Path, job: &str) -> io::Result<()> {
         let text = format!(
-            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\n",
-            self.stored, self.nodes, self.seconds, self.peak_disk
+            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\n",
+            self.stored,
+            self.nodes,
+            self.seconds,
+            self.peak_disk,
+            u8::from(self.frontier)
         );
         // Written whole, then named: a checkpoint is there complete or not at all.
         let part = dir.join(format!("{CHECKPOINT}.part"));
@@ -533,6 +574,7 @@ impl Earlier {
             nodes: value(lines.next(), "nodes")?,
             seconds: value(lines.next(), "seconds")?,
             peak_disk: value(lines.next(), "peak_disk")?,
+            frontier: value::<u8>(lines.next(), "frontier") == Some(1),
         })
     }
 }
@@ -619,6 +661,10 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     let mut record = vec![];
     // The entry to search from next.
     let mut start = root.clone();
+    // Whether the bucket being read outgrew memory (in this run or the one kept), and
+    // is searched breadth first; and what that search stored before it stopped.
+    let mut outgrown = earlier.frontier;
+    let mut partial = 0;
     // How the proof ended, and whether it may be kept to go on from.
     let (status, keep) = loop {
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
@@ -629,7 +675,11 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 stored += search.seen.len();
                 meter.note_memory(search.peak_bytes());
                 search.forget();
-                continue;
+                // A bucket that outgrew memory when the proof was kept goes breadth first.
+                if !(outgrown || breadth_first_always() && frontier::applies(rules)) {
+                    continue;
+                }
+                outgrown = true;
             }
             Next::End => break (Status::Unsolvable, false),
             Next::Failed => break (Status::Unknown(Limit::Disk), false),
@@ -638,24 +688,45 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             // No path to it is kept: the job stays unknown, for want of memory.
             break (Status::Unknown(Limit::Memory), false);
         }
-        // An entry met before in this bucket starts nothing (the store has it).
-        if search.start_from(&start, rules).is_err() {
-            break (Status::Unknown(Limit::Memory), true);
-        }
-        // The class's search from this entry: on to the end, or a verdict.
-        let pass = loop {
-            if let Some(pass) = search.step(rules, meter) {
-                break pass;
+        if !outgrown {
+            // An entry met before in this bucket starts nothing (the store has it).
+            if search.start_from(&start, rules).is_err() {
+                if !frontier::applies(rules) {
+                    break (Status::Unknown(Limit::Memory), true);
+                }
+                outgrown = true;
+            } else {
+                // The class's search from this entry: on to the end, or a verdict.
+                let pass = loop {
+                    if let Some(pass) = search.step(rules, meter) {
+                        break pass;
+                    }
+                };
+                if let Some(gate @ Gate { failed: Some(limit), .. }) = search.gate.as_ref() {
+                    break (Status::Unknown(*limit), !gate.broken);
+                }
+                match pass {
+                    Pass::Settled(Status::Unsolvable, ..) => continue,
+                    Pass::Settled(Status::Solved, ..) => break (Status::Unknown(Limit::Memory), false),
+                    Pass::Settled(Status::Unknown(Limit::Memory), ..) if frontier::applies(rules) => outgrown = true,
+                    Pass::Settled(status, ..) => break (status, true),
+                    Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+                }
             }
-        };
-        if let Some(gate @ Gate { failed: Some(limit), .. }) = search.gate.as_ref() {
-            break (Status::Unknown(*limit), !gate.broken);
         }
-        match pass {
-            Pass::Settled(Status::Unsolvable, ..) => {}
-            Pass::Settled(Status::Solved, ..) => break (Status::Unknown(Limit::Memory), false),
-            Pass::Settled(status, ..) => break (status, true),
-            Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+        // The bucket outgrew memory: searched again, from all its entries, breadth first.
+        meter.note_memory(search.peak_bytes());
+        search.abandon();
+        match search_outgrown(&mut search, &mut reading, root, rules, meter) {
+            Ok(n) => {
+                stored += n;
+                outgrown = false;
+            }
+            Err(Stopped { status, won, stored: n }) => {
+                partial = n;
+                let broken = search.gate.as_ref().is_some_and(|g| g.broken);
+                break (status, !won && !broken);
+            }
         }
     };
     meter.note_memory(search.peak_bytes());
@@ -666,9 +737,10 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         nodes: earlier.nodes + meter.nodes,
         seconds: earlier.seconds + meter.start.elapsed().as_secs_f64(),
         peak_disk,
+        frontier: outgrown,
     };
     let kept = keep && put_by(gate, reading, &kept, &job, done).is_ok();
-    let stored = stored + search.seen.len();
+    let stored = stored + search.seen.len() + partial;
     Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept }
 }
 
@@ -683,6 +755,39 @@ fn put_by(gate: &mut Gate, reading: Option<Source>, kept: &Path, job: &str, done
     }
     done.write(&gate.dir, job)?;
     fs::rename(&gate.dir, kept)
+}
+
+/// Searches the bucket being read, which outgrew memory, breadth first from all its
+/// entries (`frontier`); once it is done, its file is removed, as `advance` does.
+fn search_outgrown(
+    search: &mut DepthFirstSearch,
+    reading: &mut Option<Source>,
+    root: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> Result<usize, Stopped> {
+    let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+    let disk = Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0 };
+    let Some(source) = reading.as_mut() else { return Err(disk) };
+    let rewound = match source {
+        Source::Memory(bytes) => {
+            bytes.set_position(0);
+            Ok(0)
+        }
+        Source::File(file, _) => file.seek(SeekFrom::Start(0)),
+    };
+    if rewound.is_err() {
+        return Err(disk);
+    }
+    let mut entries = |record: &mut Vec<u8>| match source {
+        Source::Memory(bytes) => next_entry(bytes, record),
+        Source::File(file, _) => next_entry(file, record),
+    };
+    let stored = frontier(gate, &mut entries, root, rules, meter)?;
+    if let Some(Source::File(_, path)) = reading.take() {
+        let _ = fs::remove_file(path);
+    }
+    Ok(stored)
 }
 
 /// What `advance` found.
@@ -733,7 +838,7 @@ fn advance(
 }
 
 /// Reads the next record into `record`: false at the end.
-fn next_entry(reader: &mut impl Read, record: &mut Vec<u8>) -> io::Result<bool> {
+pub(super) fn next_entry(reader: &mut impl Read, record: &mut Vec<u8>) -> io::Result<bool> {
     let mut n = [0u8; 1];
     if reader.read(&mut n)? == 0 {
         return Ok(false);

@@ -22,6 +22,7 @@
 
 mod best_first;
 mod depth_first;
+mod frontier;
 mod layered;
 mod meter;
 mod score;
@@ -34,6 +35,8 @@ use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
 pub use layered::Spill;
+#[cfg(test)]
+pub(crate) use layered::BREADTH_FIRST;
 use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
