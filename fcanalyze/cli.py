@@ -407,7 +407,7 @@ def _more_budget(
         twice = f"{round(2 * budget / 2**30)}G" if budget >= 2**29 else f"{round(2 * budget / 2**20)}M"
         if spill_dir is not None:
             return (
-                f"the layered proof met a win, or one of its layers outgrew the memory budget "
+                f"the layered proof met a win, or one of its classes outgrew the memory budget "
                 f"({budget / 2**20:,.0f} MiB); to find the win or go on, give it more: --max-memory {twice}"
             )
         # A packed store holds some 84 million positions a GiB (docs/correctness.md).
