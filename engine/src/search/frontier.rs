@@ -103,7 +103,7 @@ impl LayerFile {
     /// The layer written, to read from its start.
     fn reader(&mut self) -> io::Result<BufReader<File>> {
         if let Some(writer) = self.writer.take() {
-            writer.into_inner().map_err(io::IntoInnerError::into_error)?.sync_data().ok();
+            writer.into_inner().map_err(io::IntoInnerError::into_error)?;
         }
         Ok(BufReader::with_capacity(BUFFER, File::open(&self.path)?))
     }
