@@ -352,21 +352,29 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 4, takeback: true, kings_only: true, ..Variant::FREECELL.with_cells(1) },
     ];
-    let dir = scratch_dir("layered");
+    layered_proofs_store_what_the_exhaustive_pass_stores("layered", &variants, 0x1A7E_4ED5);
+}
+
+/// Proves random small positions of each variant with a layered proof (at most 150
+/// each, those the plain search can exhaust): a lost one must store exactly as many
+/// positions as the exhaustive pass, a won one must say unknown (memory); and at least
+/// half the lost ones must have had levels to spill. Each proof removes its files.
+fn layered_proofs_store_what_the_exhaustive_pass_stores(name: &str, variants: &[Variant], seed: u64) {
+    let dir = scratch_dir(name);
     let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
     let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
-    let mut rng = 0x1A7E_4ED5_u64;
+    let mut rng = seed;
     for rules in variants {
         let (mut won, mut lost, mut spilled) = (0, 0, 0);
         for _ in 0..150 {
-            let start = random_position(&rules, &mut rng);
-            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
-            let layered = prove_layered(&start, &rules, budget, &spill, &mut || false);
+            let start = random_position(rules, &mut rng);
+            let Some(plain) = plain_search(&start, rules, 60_000) else { continue };
+            let layered = prove_layered(&start, rules, budget, &spill, &mut || false);
             if plain {
                 assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
                 won += 1;
             } else {
-                let (status, stored) = exhaustive_pass(&start, &rules, true);
+                let (status, stored) = exhaustive_pass(&start, rules, true);
                 assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
                 assert_eq!(layered.states as usize, stored, "{rules:?}\n{start:?}");
                 spilled += usize::from(layered.peak_disk > 0);
@@ -376,7 +384,6 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
         assert!(spilled * 2 >= lost, "{rules:?}: only {spilled} of {lost} lost positions had levels to spill");
     }
-    // Each proof removes its files.
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -403,32 +410,9 @@ fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
-    let dir = scratch_dir("frontier");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
-    let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
-    let mut rng = 0xF207_713E_u64;
     BREADTH_FIRST.set(true);
-    for rules in variants {
-        let (mut won, mut lost) = (0, 0);
-        for _ in 0..150 {
-            let start = random_position(&rules, &mut rng);
-            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
-            let layered = prove_layered(&start, &rules, budget, &spill, &mut || false);
-            if plain {
-                assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
-                won += 1;
-            } else {
-                let (status, stored) = exhaustive_pass(&start, &rules, true);
-                assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
-                assert_eq!(layered.states as usize, stored, "{rules:?}\n{start:?}");
-                lost += 1;
-            }
-        }
-        assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
-    }
+    layered_proofs_store_what_the_exhaustive_pass_stores("frontier", &variants, 0xF207_713E);
     BREADTH_FIRST.set(false);
-    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
