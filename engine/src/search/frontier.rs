@@ -127,20 +127,18 @@ fn search(
     meter: &mut Meter,
 ) -> Result<usize, Stopped> {
     let max_memory = meter.budget.max_memory;
-    let stop = |status, stored| Stopped { status, won: false, stored };
-    let disk = |stored| Stopped { status: Status::Unknown(Limit::Disk), won: false, stored };
-    let memory = |stored| Stopped { status: Status::Unknown(Limit::Memory), won: false, stored };
+    let stop = |limit, stored| Stopped { status: Status::Unknown(limit), won: false, stored };
     // The fingerprints of the layer before the one expanded, of that one and of the next.
     let (mut before, mut current) = (FingerprintSet::new(max_memory), FingerprintSet::new(max_memory));
     let mut s = root.clone();
     let mut record = vec![];
     let mut encoded = vec![];
-    layers[0].start(gate).map_err(|_| disk(0))?;
+    layers[0].start(gate).map_err(|_| stop(Limit::Disk, 0))?;
     loop {
         match entries(&mut record) {
             Ok(true) => gate.codec.decode(&record, rules, &mut s),
             Ok(false) => break,
-            Err(_) => return Err(disk(0)),
+            Err(_) => return Err(stop(Limit::Disk, 0)),
         }
         if s.is_won() {
             return Err(Stopped { status: Status::Unknown(Limit::Memory), won: true, stored: 0 });
@@ -150,10 +148,10 @@ fn search(
             Ok(true) => {
                 encoded.clear();
                 gate.codec.encode(&s, rules, &mut encoded);
-                layers[0].push(&encoded, gate).map_err(|_| disk(0))?;
+                layers[0].push(&encoded, gate).map_err(|_| stop(Limit::Disk, 0))?;
             }
             Ok(false) => {}
-            Err(_) => return Err(memory(0)),
+            Err(_) => return Err(stop(Limit::Memory, 0)),
         }
     }
     let mut stored = 0;
@@ -161,17 +159,17 @@ fn search(
     let mut child = root.clone();
     let (mut depth, mut this) = (0u32, 0);
     while !current.is_empty() {
-        let mut reader = layers[this].reader().map_err(|_| disk(stored))?;
-        layers[1 - this].start(gate).map_err(|_| disk(stored))?;
+        let mut reader = layers[this].reader().map_err(|_| stop(Limit::Disk, stored))?;
+        layers[1 - this].start(gate).map_err(|_| stop(Limit::Disk, stored))?;
         let mut next = FingerprintSet::new(max_memory);
         loop {
             match next_entry(&mut reader, &mut record) {
                 Ok(true) => gate.codec.decode(&record, rules, &mut s),
                 Ok(false) => break,
-                Err(_) => return Err(disk(stored)),
+                Err(_) => return Err(stop(Limit::Disk, stored)),
             }
             if let Some(limit) = meter.tick(depth) {
-                return Err(stop(Status::Unknown(limit), stored));
+                return Err(stop(limit, stored));
             }
             // The same moves as the exhaustive pass, and the card just moved too: a layer
             // does not say which it was.
@@ -191,19 +189,19 @@ fn search(
                         Ok(true) => {
                             encoded.clear();
                             gate.codec.encode(&child, rules, &mut encoded);
-                            layers[1 - this].push(&encoded, gate).map_err(|_| disk(stored))?;
+                            layers[1 - this].push(&encoded, gate).map_err(|_| stop(Limit::Disk, stored))?;
                         }
                         Ok(false) => {}
-                        Err(_) => return Err(memory(stored)),
+                        Err(_) => return Err(stop(Limit::Memory, stored)),
                     }
                 }
                 undo_to(&mut child, &mut played, 0);
             }
             if let Some(limit) = gate.failed {
-                return Err(stop(Status::Unknown(limit), stored));
+                return Err(stop(limit, stored));
             }
             if meter.nodes.is_multiple_of(CHECK_EVERY) && meter.memory(others + next.bytes()).is_some() {
-                return Err(memory(stored));
+                return Err(stop(Limit::Memory, stored));
             }
         }
         meter.note_memory(before.bytes() + current.bytes() + next.bytes() + gate.bytes());

@@ -495,6 +495,27 @@ enum Source {
     File(BufReader<File>, PathBuf),
 }
 
+impl Source {
+    /// Reads the next entry's record into `record`: false at the end.
+    fn next_entry(&mut self, record: &mut Vec<u8>) -> io::Result<bool> {
+        match self {
+            Source::Memory(bytes) => next_entry(bytes, record),
+            Source::File(file, _) => next_entry(file, record),
+        }
+    }
+
+    /// Back to the first entry.
+    fn rewind(&mut self) -> io::Result<()> {
+        match self {
+            Source::Memory(bytes) => bytes.set_position(0),
+            Source::File(file, _) => {
+                file.seek(SeekFrom::Start(0))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn file_name(dir: &Path, level: usize, bucket: usize) -> PathBuf {
     dir.join(format!("level-{level:03}-{bucket:02}.entries"))
 }
@@ -689,29 +710,10 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             break (Status::Unknown(Limit::Memory), false);
         }
         if !outgrown {
-            // An entry met before in this bucket starts nothing (the store has it).
-            if search.start_from(&start, rules).is_err() {
-                if !frontier::applies(rules) {
-                    break (Status::Unknown(Limit::Memory), true);
-                }
-                outgrown = true;
-            } else {
-                // The class's search from this entry: on to the end, or a verdict.
-                let pass = loop {
-                    if let Some(pass) = search.step(rules, meter) {
-                        break pass;
-                    }
-                };
-                if let Some(gate @ Gate { failed: Some(limit), .. }) = search.gate.as_ref() {
-                    break (Status::Unknown(*limit), !gate.broken);
-                }
-                match pass {
-                    Pass::Settled(Status::Unsolvable, ..) => continue,
-                    Pass::Settled(Status::Solved, ..) => break (Status::Unknown(Limit::Memory), false),
-                    Pass::Settled(Status::Unknown(Limit::Memory), ..) if frontier::applies(rules) => outgrown = true,
-                    Pass::Settled(status, ..) => break (status, true),
-                    Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
-                }
+            match depth_first_from(&mut search, &start, rules, meter) {
+                FromEntry::Done => continue,
+                FromEntry::Outgrown => outgrown = true,
+                FromEntry::Ended(status, keep) => break (status, keep),
             }
         }
         // The bucket outgrew memory: searched again, from all its entries, breadth first.
@@ -757,6 +759,44 @@ fn put_by(gate: &mut Gate, reading: Option<Source>, kept: &Path, job: &str, done
     fs::rename(&gate.dir, kept)
 }
 
+/// How the depth-first search of a bucket from one of its entries ended.
+enum FromEntry {
+    /// Every position it reaches is searched: on to the next entry.
+    Done,
+    /// The bucket outgrew memory, and is to be searched breadth first.
+    Outgrown,
+    /// The proof ends: how, and whether it may be kept to go on from.
+    Ended(Status, bool),
+}
+
+fn depth_first_from(search: &mut DepthFirstSearch, start: &Position, rules: &Variant, meter: &mut Meter) -> FromEntry {
+    let outgrown = if frontier::applies(rules) {
+        FromEntry::Outgrown
+    } else {
+        FromEntry::Ended(Status::Unknown(Limit::Memory), true)
+    };
+    // An entry met before in this bucket starts nothing (the store has it).
+    if search.start_from(start, rules).is_err() {
+        return outgrown;
+    }
+    // The class's search from this entry: on to the end, or a verdict.
+    let pass = loop {
+        if let Some(pass) = search.step(rules, meter) {
+            break pass;
+        }
+    };
+    if let Some(gate @ Gate { failed: Some(limit), .. }) = search.gate.as_ref() {
+        return FromEntry::Ended(Status::Unknown(*limit), !gate.broken);
+    }
+    match pass {
+        Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
+        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
+        Pass::Settled(Status::Unknown(Limit::Memory), ..) => outgrown,
+        Pass::Settled(status, ..) => FromEntry::Ended(status, true),
+        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+    }
+}
+
 /// Searches the bucket being read, which outgrew memory, breadth first from all its
 /// entries (`frontier`); once it is done, its file is removed, as `advance` does.
 fn search_outgrown(
@@ -769,20 +809,10 @@ fn search_outgrown(
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     let disk = Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0 };
     let Some(source) = reading.as_mut() else { return Err(disk) };
-    let rewound = match source {
-        Source::Memory(bytes) => {
-            bytes.set_position(0);
-            Ok(0)
-        }
-        Source::File(file, _) => file.seek(SeekFrom::Start(0)),
-    };
-    if rewound.is_err() {
+    if source.rewind().is_err() {
         return Err(disk);
     }
-    let mut entries = |record: &mut Vec<u8>| match source {
-        Source::Memory(bytes) => next_entry(bytes, record),
-        Source::File(file, _) => next_entry(file, record),
-    };
+    let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
     let stored = frontier(gate, &mut entries, root, rules, meter)?;
     if let Some(Source::File(_, path)) = reading.take() {
         let _ = fs::remove_file(path);
@@ -809,11 +839,7 @@ fn advance(
     entry: &mut Position,
 ) -> Next {
     if let Some(source) = reading.as_mut() {
-        let read = match source {
-            Source::Memory(bytes) => next_entry(bytes, record),
-            Source::File(file, _) => next_entry(file, record),
-        };
-        match read {
+        match source.next_entry(record) {
             Ok(true) => {
                 gate.codec.decode(record, rules, entry);
                 return Next::Entry;
