@@ -60,12 +60,14 @@ def solve(
     max_memory: int | None = None,
     spill_dir: str | None = None,
     max_disk: int | None = None,
+    keep_free: int | None = None,
     layered: bool = False,
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
     peak_memory, peak_disk, seconds, resumed_seconds and kept; see fcanalyze.solve for
     their meaning. With spill_dir, a proof that outgrows max_memory goes on as a layered
-    proof with its files there, at most max_disk bytes of them; with layered too, the
+    proof with its files there, at most max_disk bytes of them, and stops (limit "disk")
+    when the free space on spill_dir's filesystem falls below keep_free bytes; with layered too, the
     layered proof starts at once (ValueError without spill_dir). A layered proof that a
     budget stops is kept in spill_dir, and the next call for the job goes on from it."""

@@ -33,6 +33,9 @@ MIN_MEMORY = 1 << 20
 DEFAULT_MAX_MEMORY = 8 << 30
 DEFAULT_MAX_SECONDS = 45.0
 
+# The free space a layered proof leaves on its disk when --max-disk is given.
+KEEP_FREE_GIVEN = 1 << 30
+
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 
 
@@ -119,13 +122,25 @@ def default_max_disk(spill_dir: str) -> int:
     return max(MIN_MEMORY, shutil.disk_usage(spill_dir).free // 2)
 
 
+def default_keep_free(spill_dir: str, max_disk_given: bool) -> int:
+    """The free space every layered proof leaves on `spill_dir`'s filesystem, whoever
+    else fills it (two workers' proofs side by side, proofs kept from earlier jobs):
+    half of what is free now, as the default --max-disk's own share; with a --max-disk
+    given, 1 GiB (or half of what is free, if less), so that the dataset's writes and
+    the rest of the machine still have room."""
+    half = shutil.disk_usage(spill_dir).free // 2
+    return min(KEEP_FREE_GIVEN, half) if max_disk_given else half
+
+
 @dataclass(frozen=True)
 class Budgets:
     """Per-job limits, checked on construction; None means no limit.
 
     `spill_dir` is where a proof that runs out of memory goes on as a layered proof,
     keeping at most `max_disk` bytes of files there (by default half the space free
-    there when the budgets are made); without it such a proof ends `unknown`. With
+    there when the budgets are made), and stopping when the free space there falls
+    below `keep_free` (`default_keep_free`), however it was filled; without it such a
+    proof ends `unknown`. With
     `layered`, the layered proof starts at once, skipping the searches in memory: for
     jobs known to be too big for memory, which it can only prove lost."""
 
@@ -135,6 +150,7 @@ class Budgets:
     spill_dir: str | None = None
     max_disk: int | None = None
     layered: bool = False
+    keep_free: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
@@ -144,6 +160,12 @@ class Budgets:
         max_disk = parse_memory(self.max_disk, "disk budget")
         if max_disk is not None and self.spill_dir is None:
             raise FcanalyzeError("--max-disk needs --spill-dir: the disk it limits is the spill directory's")
+        if self.keep_free is not None and (
+            isinstance(self.keep_free, bool) or not isinstance(self.keep_free, int) or self.keep_free < 0
+        ):
+            raise FcanalyzeError(f"keep_free must be a number of bytes, not {self.keep_free!r}")
+        if self.spill_dir is not None and self.keep_free is None:
+            object.__setattr__(self, "keep_free", default_keep_free(self.spill_dir, max_disk is not None))
         if self.spill_dir is not None and max_disk is None:
             max_disk = default_max_disk(self.spill_dir)
         object.__setattr__(self, "max_disk", max_disk)
@@ -167,7 +189,7 @@ def _budgets_text(budgets: Budgets) -> str:
     )
     # Only a sweep that spills says so: the text of every other is as it always was.
     if budgets.spill_dir is not None:
-        text += f",max_disk={show(budgets.max_disk)},spill_dir={budgets.spill_dir}"
+        text += f",max_disk={show(budgets.max_disk)},keep_free={show(budgets.keep_free)},spill_dir={budgets.spill_dir}"
     if budgets.layered:
         text += ",layered=yes"
     return text

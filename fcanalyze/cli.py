@@ -271,7 +271,10 @@ def _spill_options(f):
         metavar="SIZE",
         type=_Checked("size", lambda v: parse_memory(v, "disk budget")),
         default=None,
-        help="Most disk a layered proof may fill in --spill-dir, like 50G. Default: half the space free there.",
+        help="Most disk a layered proof may fill in --spill-dir, like 50G. Default: half the space free "
+        "there. Whatever fills the disk (two workers' proofs, proofs kept from earlier jobs), a proof "
+        "also stops before the free space falls below half of what it was at the start (1 GiB with "
+        "--max-disk).",
     )(f)
     f = click.option(
         "--spill-dir",
@@ -417,7 +420,11 @@ def _more_budget(
             "disk with --spill-dir DIR"
         )
     if limit == "disk":
-        return "the layered proof filled its --max-disk, or could not write to --spill-dir; give it more room"
+        return (
+            "the layered proof filled its --max-disk, left --spill-dir's disk with less free space than it "
+            "must keep (half of what was free at the start; 1 GiB with --max-disk), or could not write there; "
+            "give it more room"
+        )
     if limit == "seconds" and max_seconds is not None:
         return f"the time budget ran out; to go on, give it more: --max-seconds {2 * max_seconds:g}"
     if limit == "nodes" and max_nodes is not None:

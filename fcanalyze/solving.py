@@ -143,11 +143,6 @@ def solve(
     rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
     if cells is not None and rules.cells != cells:
         rules = rules.with_cells(cells)
-    if isinstance(deal_or_board, Board):
-        board, deal = deal_or_board, None
-    else:
-        deal = check_deal_number(deal_or_board)
-        board = microsoft_deal(deal, rules)
     budgets = Budgets(
         max_nodes,
         max_seconds,
@@ -156,6 +151,18 @@ def solve(
         parse_memory(max_disk, "disk budget"),
         layered,
     )
+    return solve_within(deal_or_board, rules, budgets)
+
+
+def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -> SolveResult:
+    """`solve`, for rules and budgets already checked: a sweep's jobs share one Budgets,
+    made once, so that their disk floor (`Budgets.keep_free`) is the sweep's, not
+    recomputed from each job's start."""
+    if isinstance(deal_or_board, Board):
+        board, deal = deal_or_board, None
+    else:
+        deal = check_deal_number(deal_or_board)
+        board = microsoft_deal(deal, rules)
     raw = _engine.solve(
         board.columns,
         board.cells,
@@ -166,6 +173,7 @@ def solve(
         max_memory=budgets.max_memory,
         spill_dir=budgets.spill_dir,
         max_disk=budgets.max_disk,
+        keep_free=budgets.keep_free,
         layered=budgets.layered,
     )
     moves = card_moves = score = None

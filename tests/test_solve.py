@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
+import pyarrow.parquet as pq
 import pytest
 from conftest import DATA, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
-from fcanalyze.budgets import kept_proofs
+from fcanalyze.budgets import Budgets, kept_proofs
+from fcanalyze.errors import FcanalyzeError
 from fcanalyze.referee import replay
-from fcanalyze.solving import EngineError
+from fcanalyze.solving import EngineError, solve_within
 
 
 def test_deal_one_is_solved_and_the_solution_replays():
@@ -281,6 +284,45 @@ def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_fr
     assert len(kept_proofs(spill)) == 1
     goes_on = run_cli("solve", "11982", "--cells", "3", "--layered", "--spill-dir", spill)
     assert goes_on.exit_code == 1 and f"went on from a layered proof kept in {spill}" in goes_on.stdout
+    assert list(spill.iterdir()) == []
+
+
+def test_layered_proofs_leave_their_disk_a_floor_of_free_space_whoever_fills_it(tmp_path, monkeypatch, run_cli):
+    """Proofs side by side, and proofs kept from earlier jobs, share one disk: each
+    stops (limit "disk") before the free space there falls below a floor set once for
+    a whole sweep, half of what was free (1 GiB with --max-disk). A floor above what the
+    disk has free stops a proof at its first write; kept, it goes on once there is room."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    free = shutil.disk_usage(spill).free
+    budgets = Budgets(spill_dir=spill)
+    assert budgets.keep_free is not None and abs(budgets.keep_free - free // 2) < free // 100
+    assert f",keep_free={budgets.keep_free},spill_dir=" in budgets.text()
+    assert Budgets(spill_dir=spill, max_disk="5G").keep_free == min(1 << 30, budgets.keep_free)
+    for bad in (-1, 1.5, "1G", True):
+        with pytest.raises(FcanalyzeError, match="keep_free must be a number of bytes"):
+            Budgets(spill_dir=spill, keep_free=bad)
+    crowded = Budgets(spill_dir=spill, layered=True, keep_free=4 * free)
+    stopped = solve_within(11982, Variant(), crowded)
+    assert (stopped.status, stopped.limit, stopped.kept) == ("unknown", "disk", True)
+    assert stopped.peak_disk < 1 << 20
+    # A sweep's jobs get the floor its budgets were made with (here, as if the disk were
+    # full), and the command says what to do.
+    out = tmp_path / "out"
+    monkeypatch.setattr("fcanalyze.budgets.default_keep_free", lambda spill_dir, max_disk_given: 4 * free)
+    args = ("sweep", "--deals", "11982", "--cells", "4", "--out", out, "--spill-dir", spill, "--layered")
+    full = run_cli(*args)
+    assert full.exit_code == 0, full.output
+    rows = pq.read_table(out).to_pylist()
+    assert [(r["status"], r["limit"]) for r in rows] == [("unknown", "disk")]
+    assert all(f",keep_free={4 * free}," in r["budgets"] for r in rows)
+    message = run_cli("solve", "11982", "--spill-dir", spill, "--layered")
+    assert message.exit_code == 3 and "less free space than it must keep" in message.stdout
+    monkeypatch.undo()
+    again = run_cli(*args, "--retry-unknown")
+    assert again.exit_code == 0, again.output
+    rows = pq.read_table(out).to_pylist()
+    assert [r["status"] for r in rows] == ["unsolvable"]
     assert list(spill.iterdir()) == []
 
 

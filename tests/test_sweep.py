@@ -183,15 +183,15 @@ def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):
 def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_on(tmp_path, monkeypatch):
     import fcanalyze.sweep.rows as sweep_module
 
-    real = sweep_module.solve
+    real = sweep_module.solve_within
 
-    def crashing(deal, **kw):
+    def crashing(deal, rules, budgets):
         if deal == 3:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(deal, **kw)
+        return real(deal, rules, budgets)
 
     # Workers are forked, so they inherit the patched solver.
-    monkeypatch.setattr(sweep_module, "solve", crashing)
+    monkeypatch.setattr(sweep_module, "solve_within", crashing)
     summary = run_sweep("1-6", cells=4, out=tmp_path / "ds", workers=2)
     assert summary.worker_deaths == 2
     by_deal = {r["deal"]: r for r in read_dataset(tmp_path / "ds").to_pylist()}
@@ -226,10 +226,10 @@ def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch)
     import fcanalyze.sweep.rows as sweep_module
     from fcanalyze.solving import EngineError
 
-    def buggy(deal, **kw):
+    def buggy(deal, rules, budgets):
         raise EngineError(f"engine bug: its solution of deal {deal} fails the referee")
 
-    monkeypatch.setattr(sweep_module, "solve", buggy)
+    monkeypatch.setattr(sweep_module, "solve_within", buggy)
     sweep("1-2", cells=4, out=tmp_path / "ds", workers=1)
     table = read_dataset(tmp_path / "ds").to_pylist()
     assert [r["status"] for r in table] == ["error", "error"]

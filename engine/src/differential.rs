@@ -361,7 +361,7 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
 /// half the lost ones must have had levels to spill. Each proof removes its files.
 fn layered_proofs_store_what_the_exhaustive_pass_stores(name: &str, variants: &[Variant], seed: u64) {
     let dir = scratch_dir(name);
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
     let mut rng = seed;
     for rules in variants {
@@ -425,7 +425,7 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
     let (status, stored) = exhaustive_pass(&start, &rules, true);
     assert_eq!(status, Status::Unsolvable);
     let dir = scratch_dir("outgrown");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let tight = Budget { max_memory: 1 << 20, ..Budget::default() };
     let out = prove_layered(&start, &rules, tight, &spill, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
@@ -463,7 +463,7 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
     let dir = scratch_dir("resumed");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let mut rng = 0x5E5_0DE_u64;
     for rules in variants {
         let (mut lost, mut won, mut stops) = (0, 0, 0);
@@ -524,7 +524,7 @@ fn deal_11982() -> (Variant, Position) {
 fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("checkpoint");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX };
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let stop = Budget { max_nodes: 20_000, ..Budget::default() };
     let first = prove_layered(&start, &rules, stop, &spill, &mut || false);
     assert_eq!((first.status, first.kept), (Status::Unknown(Limit::Nodes), true));
@@ -546,20 +546,30 @@ fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules(
 fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("small-disk");
-    let small = Spill { dir: dir.clone(), max_bytes: 1000 };
+    let small = Spill { dir: dir.clone(), max_bytes: 1000, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &small, &mut || false);
     assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Disk), true));
     // With more room, the next proof goes on from it.
-    let enough = Spill { dir: dir.clone(), max_bytes: 10 << 20 };
+    let enough = Spill { dir: dir.clone(), max_bytes: 10 << 20, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &enough, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
     assert!(out.resumed_seconds > 0.0);
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     assert!(out.peak_disk > 1000 && out.peak_disk < 10 << 20, "{}", out.peak_disk);
+    // Past the space its filesystem must keep free (here more than any disk has), the
+    // proof stops at its first write, and is kept; with that floor gone it goes on.
+    let crowded = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: u64::MAX };
+    let out = prove_layered(&start, &rules, Budget::default(), &crowded, &mut || false);
+    assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Disk), true));
+    assert!(out.peak_disk < 1000, "stopped at once: {}", out.peak_disk);
+    let roomy = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 1 };
+    let out = prove_layered(&start, &rules, Budget::default(), &roomy, &mut || false);
+    assert_eq!(out.status, Status::Unsolvable);
+    assert!(out.resumed_seconds > 0.0);
     let _ = std::fs::remove_dir_all(&dir);
     let file = scratch_dir("not-a-dir").join("file");
     std::fs::write(&file, b"").expect("a file");
-    let nowhere = Spill { dir: file.clone(), max_bytes: u64::MAX };
+    let nowhere = Spill { dir: file.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &nowhere, &mut || false);
     assert_eq!(out.status, Status::Unknown(Limit::Disk));
     let _ = std::fs::remove_dir_all(file.parent().expect("a parent"));

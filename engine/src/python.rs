@@ -64,14 +64,15 @@ impl PyVariant {
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
 /// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept. With
 /// `spill_dir`, a proof that runs out of memory goes on as a layered proof, its files
-/// under spill_dir, at most `max_disk` bytes of them (search::solve_spilling); with
+/// under spill_dir, at most `max_disk` bytes of them, stopping when the free space on
+/// spill_dir's filesystem falls below `keep_free` bytes (search::solve_spilling); with
 /// `layered` too, the layered proof starts at once (search::prove_layered), for a job
 /// known to outgrow memory. A layered proof stopped by a budget is kept in spill_dir
 /// (kept: true), and the next call for the job with that spill_dir goes on from it
 /// (resumed_seconds: the earlier runs' time; nodes and states count theirs too).
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, layered=false))]
+#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     columns: Vec<Vec<u8>>,
@@ -83,6 +84,7 @@ fn solve<'py>(
     max_memory: Option<usize>,
     spill_dir: Option<std::path::PathBuf>,
     max_disk: Option<u64>,
+    keep_free: Option<u64>,
     layered: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
@@ -103,7 +105,8 @@ fn solve<'py>(
         max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
         max_memory: max_memory.unwrap_or(defaults.max_memory),
     };
-    let spill = spill_dir.map(|dir| Spill { dir, max_bytes: max_disk.unwrap_or(u64::MAX) });
+    let spill =
+        spill_dir.map(|dir| Spill { dir, max_bytes: max_disk.unwrap_or(u64::MAX), keep_free: keep_free.unwrap_or(0) });
     if layered && spill.is_none() {
         return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
     }

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ..budgets import Budgets
-from ..solving import solve
+from ..solving import solve_within
 from ..status import ERROR, SOLVED, UNSOLVABLE
 from ..store import Row
 from ..variant import Variant
@@ -19,16 +19,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
     """One dataset row for one job; engine bugs become `error` rows."""
     rules = variant.with_cells(cells)
     try:
-        r = solve(
-            deal,
-            variant=rules,
-            max_nodes=budgets.max_nodes,
-            max_seconds=budgets.max_seconds,
-            max_memory=budgets.max_memory,
-            spill_dir=budgets.spill_dir,
-            max_disk=budgets.max_disk,
-            layered=budgets.layered,
-        )
+        r = solve_within(deal, rules, budgets)
     except Exception as e:  # an engine bug must not stop a sweep of thousands of jobs
         log.error("deal %d, %s: %s", deal, rules.describe(), e)
         return error_row(deal, rules, budgets, host, f"{type(e).__name__}: {e}")

@@ -44,6 +44,10 @@ pub struct Spill {
     /// it is kept to go on from (see the module's comment).
     pub dir: PathBuf,
     pub max_bytes: u64,
+    /// Bytes that must stay free on the directory's filesystem, whoever fills it: two
+    /// proofs side by side, proofs kept from earlier jobs, or anything else. The proof
+    /// stops (`Limit::Disk`) when the free space falls below this. 0: not looked at.
+    pub keep_free: u64,
 }
 
 /// Classes of a level share a file by a hash of their class: the store holds one
@@ -55,6 +59,10 @@ const BUCKETS: usize = 64;
 /// most a sixteenth of the memory budget, and MAX_BUFFERED (a proof has thousands
 /// waiting at once).
 const FILE_BUFFER: usize = 16 << 10;
+/// The free space on the spill directory's filesystem is looked at again after this
+/// many bytes written (a `statvfs` call costs about a microsecond; this is every few
+/// seconds of a proof). So a proof passes `Spill::keep_free` by this much at most.
+const FREE_CHECK_BYTES: u64 = 16 << 20;
 /// Past this, more buffering saves few writes: the memory goes to the store instead.
 const MAX_BUFFERED: usize = 256 << 20;
 /// The fingerprints of entries written lately, so that an entry met again (most are
@@ -307,6 +315,9 @@ pub(super) struct Gate {
     disk: u64,
     pub(super) peak_disk: u64,
     max_disk: u64,
+    keep_free: u64,
+    /// Bytes written since the free space was last looked at (`room_on_disk`).
+    since_free_check: u64,
     /// Why the last entry could not be written.
     pub(super) failed: Option<Limit>,
     /// Whether a file could not be written or read: entries may be lost, and the
@@ -315,7 +326,7 @@ pub(super) struct Gate {
 }
 
 impl Gate {
-    fn new(root: &Position, rules: &Variant, dir: PathBuf, max_disk: u64, max_memory: usize) -> Gate {
+    fn new(root: &Position, rules: &Variant, dir: PathBuf, spill: &Spill, max_memory: usize) -> Gate {
         let cache = WRITTEN_CACHE.min((max_memory / 8 / 16).next_power_of_two() / 2).max(1);
         Gate {
             level: 0,
@@ -327,7 +338,10 @@ impl Gate {
             record: Vec::with_capacity(64),
             disk: 0,
             peak_disk: 0,
-            max_disk,
+            max_disk: spill.max_bytes,
+            keep_free: spill.keep_free,
+            // The first write looks at once: kept proofs may have filled the disk already.
+            since_free_check: FREE_CHECK_BYTES,
             buffered: 0,
             max_buffered: (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED),
             failed: None,
@@ -366,7 +380,18 @@ impl Gate {
     pub(super) fn hold_disk(&mut self, bytes: u64) -> bool {
         self.disk += bytes;
         self.peak_disk = self.peak_disk.max(self.disk);
-        self.disk <= self.max_disk
+        self.disk <= self.max_disk && self.room_on_disk(bytes)
+    }
+
+    /// Counts `bytes` written; false when the filesystem's free space, looked at every
+    /// FREE_CHECK_BYTES written, has fallen below `keep_free`.
+    fn room_on_disk(&mut self, bytes: u64) -> bool {
+        self.since_free_check += bytes;
+        if self.keep_free == 0 || self.since_free_check < FREE_CHECK_BYTES {
+            return true;
+        }
+        self.since_free_check = 0;
+        free_bytes(&self.dir).is_none_or(|free| free >= self.keep_free)
     }
 
     /// Counts `bytes` of files removed.
@@ -427,7 +452,7 @@ impl Gate {
         self.codec.encode(child, rules, &mut self.record);
         self.disk += self.record.len() as u64;
         self.peak_disk = self.peak_disk.max(self.disk);
-        if self.disk > self.max_disk {
+        if self.disk > self.max_disk || !self.room_on_disk(self.record.len() as u64) {
             self.failed = Some(Limit::Disk);
             return;
         }
@@ -467,6 +492,26 @@ impl Gate {
         });
         Some(opened.map(|source| (level, source)))
     }
+}
+
+/// The bytes an unprivileged process may still write on `dir`'s filesystem; None if
+/// that cannot be told (then only the proof's own budget, `Spill::max_bytes`, holds).
+#[cfg(unix)]
+#[allow(clippy::unnecessary_cast)] // the fields' types differ between platforms
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs only writes the struct it is given, which is plain data.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_dir: &Path) -> Option<u64> {
+    None
 }
 
 /// The entries waiting for one level and bucket: those written lately in a buffer,
@@ -667,7 +712,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         return failed(earlier);
     }
     let _scratch = Scratch(dir.clone());
-    let mut gate = Gate::new(root, rules, dir.clone(), spill.max_bytes, meter.budget.max_memory);
+    let mut gate = Gate::new(root, rules, dir.clone(), spill, meter.budget.max_memory);
     if resumed.is_some() {
         if gate.adopt().is_err() {
             return failed(earlier);
