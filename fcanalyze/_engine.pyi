@@ -49,6 +49,12 @@ def generate_moves(
 ) -> list[str]:
     """The moves the exhaustive search tries from a position, in standard notation."""
 
+def drop_kept_proof(
+    columns: list[list[int]], cells: list[int | None], home: list[int], variant: Variant, spill_dir: str
+) -> bool:
+    """Removes the layered proof of this position kept in spill_dir, if there is one
+    (nothing else there), and says whether there was: for a job settled without it."""
+
 def solve(
     columns: list[list[int]],
     cells: list[int | None],

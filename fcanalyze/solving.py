@@ -154,6 +154,14 @@ def solve(
     return solve_within(deal_or_board, rules, budgets)
 
 
+def drop_kept_proof(deal_or_board: int | Board, rules: Variant, spill_dir: str) -> bool:
+    """Removes the layered proof of a job kept in `spill_dir`, if there is one, and says
+    whether there was: for a job settled without it (a sweep's job with fewer cells
+    than one proved lost), which nothing would ever go on from."""
+    board = deal_or_board if isinstance(deal_or_board, Board) else microsoft_deal(deal_or_board, rules)
+    return _engine.drop_kept_proof(board.columns, board.cells, board.foundations, engine_variant(rules), spill_dir)
+
+
 def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -> SolveResult:
     """`solve`, for rules and budgets already checked: a sweep's jobs share one Budgets,
     made once, so that their disk floor (`Budgets.keep_free`) is the sweep's, not

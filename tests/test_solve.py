@@ -287,6 +287,23 @@ def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_fr
     assert list(spill.iterdir()) == []
 
 
+def test_a_sweep_drops_the_kept_proof_of_a_job_that_a_proof_with_more_cells_settles(tmp_path, run_cli):
+    """11982 with 3 cells, its layered proof stopped and kept; then a sweep at 3 and 4
+    cells proves 4 cells lost, which settles 3 cells without a search: the kept proof,
+    which nothing would ever go on from, is removed with it."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    stopped = solve(11982, cells=3, spill_dir=spill, layered=True, max_nodes=1000)
+    assert stopped.kept and len(kept_proofs(spill)) == 1
+    out = tmp_path / "out"
+    result = run_cli("sweep", "--deals", "11982", "--cells", "3-4", "--out", out, "--spill-dir", spill, "--layered")
+    assert result.exit_code == 0, result.output
+    rows = {r["cells"]: r for r in pq.read_table(out).to_pylist()}
+    assert rows[4]["status"] == rows[3]["status"] == "unsolvable"
+    assert rows[3]["implied_by"] == 4 and rows[3]["nodes"] is None
+    assert list(spill.iterdir()) == []
+
+
 def test_layered_proofs_leave_their_disk_a_floor_of_free_space_whoever_fills_it(tmp_path, monkeypatch, run_cli):
     """Proofs side by side, and proofs kept from earlier jobs, share one disk: each
     stops (limit "disk") before the free space there falls below a floor set once for

@@ -543,6 +543,28 @@ fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules(
 }
 
 #[test]
+fn a_kept_proof_of_a_job_settled_otherwise_is_dropped_and_nothing_else() {
+    let (rules, start) = deal_11982();
+    let dir = scratch_dir("drop-kept");
+    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let stop = Budget { max_nodes: 1000, ..Budget::default() };
+    assert!(prove_layered(&start, &rules, stop, &spill, &mut || false).kept);
+    let fewer = rules.with_cells(3);
+    let other = Position::new(&fewer, &crate::testdata::columns(crate::testdata::MS11982), &[None; 3], [0; 4]);
+    assert!(prove_layered(&other.expect("deal 11982"), &fewer, stop, &spill, &mut || false).kept);
+    let stranger = dir.join("not-a-proof");
+    std::fs::create_dir(&stranger).expect("a directory");
+    // Another job's proof is left; the job's own goes, once.
+    assert!(crate::search::drop_kept(&start, &rules, &dir));
+    assert!(!crate::search::drop_kept(&start, &rules, &dir));
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 2);
+    assert!(stranger.is_dir());
+    let afresh = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+    assert_eq!((afresh.status, afresh.resumed_seconds), (Status::Unsolvable, 0.0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("small-disk");

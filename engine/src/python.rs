@@ -206,6 +206,21 @@ fn fix_mmap_threshold() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fix_mmap_threshold() {}
 
+/// Removes the layered proof of this position kept in spill_dir, if there is one, and
+/// says whether there was (search::drop_kept): for a job settled without it.
+#[pyfunction]
+fn drop_kept_proof(
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    variant: PyRef<'_, PyVariant>,
+    spill_dir: std::path::PathBuf,
+) -> PyResult<bool> {
+    let rules = variant.0;
+    let start = position(&rules, &columns, &cells, home)?;
+    Ok(search::drop_kept(&start, &rules, &spill_dir))
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fix_mmap_threshold();
@@ -214,5 +229,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVariant>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_moves, m)?)?;
+    m.add_function(wrap_pyfunction!(drop_kept_proof, m)?)?;
     Ok(())
 }

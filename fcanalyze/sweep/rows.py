@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ..budgets import Budgets
-from ..solving import solve_within
+from ..solving import drop_kept_proof, solve_within
 from ..status import ERROR, SOLVED, UNSOLVABLE
 from ..store import Row
 from ..variant import Variant
@@ -63,7 +63,13 @@ def error_row(deal: int, rules: Variant, budgets: Budgets, host: str, message: s
 def implied_row(deal: int, rules: Variant, budgets: Budgets, host: str, proved_at: int) -> Row:
     """The row of a job settled without a search: `proved_at` more cells were proved
     unsolvable, and fewer cells can never win a deal that more cannot (a solution with
-    k cells is one with k + 1). No search ran, so its figures are null."""
+    k cells is one with k + 1). No search ran, so its figures are null. A layered proof
+    of the job kept from an earlier run is removed: nothing would ever go on from it."""
+    if budgets.spill_dir is not None:
+        try:
+            drop_kept_proof(deal, rules, budgets.spill_dir)
+        except (OSError, ValueError) as e:  # a proof left behind is disk, not a wrong row
+            log.warning("deal %d, %s: its kept proof could not be removed: %s", deal, rules.describe(), e)
     return _row_without_search(deal, rules, budgets, host, status=UNSOLVABLE, solvable=False, implied_by=proved_at)
 
 

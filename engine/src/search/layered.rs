@@ -651,6 +651,19 @@ pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
     Earlier::read(&kept_dir(&spill.dir, &job), &job).is_some()
 }
 
+/// Removes the proof of `start` under `rules` kept in `spill_dir`, if there is one (a
+/// proof of the same job, with a checkpoint: nothing else there is touched), and says
+/// whether there was. For a job settled another way, such as a sweep's job that a
+/// proof with more free cells settled: nothing would ever go on from its proof, which
+/// would hold its disk for good.
+pub fn drop_kept(start: &Position, rules: &Variant, spill_dir: &Path) -> bool {
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    let job = job(&root, rules);
+    let kept = kept_dir(spill_dir, &job);
+    Earlier::read(&kept, &job).is_some() && fs::remove_dir_all(&kept).is_ok()
+}
+
 /// Takes over the kept proof of `job`, if there is one, as `dir`: what it had done.
 /// Renamed first, so that of two proofs of one job only one goes on from it; its
 /// checkpoint removed next, so that a run that dies leaves nothing to go on from.

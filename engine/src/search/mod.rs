@@ -34,9 +34,9 @@ use crate::position::{Move, Place, Played, Position};
 use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
-pub use layered::Spill;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
+pub use layered::{drop_kept, Spill};
 use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
