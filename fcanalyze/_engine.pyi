@@ -2,7 +2,7 @@
 
 from typing import Literal, TypedDict, final
 
-__all__ = ["DEFAULT_MAX_MEMORY", "Variant", "__version__", "generate_moves", "solve"]
+__all__ = ["DEFAULT_MAX_MEMORY", "Variant", "__version__", "drop_kept_proof", "generate_moves", "solve"]
 
 class _Outcome(TypedDict):
     """What `solve` returns (a plain dict at run time)."""
