@@ -678,6 +678,9 @@ def sweep(
             f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
             + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
         )
+        _point_to_table(
+            [key for key, status in plan.dataset.status.items() if key in plan.space and status in (UNKNOWN, ERROR)]
+        )
         kept = kept_proofs(spill_dir) if spill_dir is not None else []
         if kept:
             size = sum(f.stat().st_size for d in kept for f in d.iterdir() if f.is_file())
@@ -694,6 +697,25 @@ def sweep(
         )
         click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
         sys.exit(130)
+
+
+def _point_to_table(undecided: list[tuple[int, str, int]]) -> None:
+    """Says how many of the jobs a sweep left without a verdict the shipped tables
+    settle (proofs of hours and gigabytes, made once), and how to look one up. Their
+    rows stay as they are: the sweep's own searches did not decide them."""
+    from .table import TAKEBACK, settled_in_table  # pyarrow: only when there is something to say
+
+    settled = settled_in_table(undecided)
+    if not settled:
+        return
+    total = sum(settled.values())
+    parts = [f"{settled[s]:,} {word}" for s, word in ((SOLVED, "won"), (UNSOLVABLE, "lost")) if settled[s]]
+    deal, variant, _ = min(undecided)
+    flag = " --takeback" if variant == TAKEBACK else ""
+    click.echo(
+        f"The shipped table settles {total:,} of them ({', '.join(parts)}), with searches bigger than these "
+        f"budgets; their rows stay as this sweep left them. See one with: fcanalyze lookup {deal}{flag}"
+    )
 
 
 def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -122,3 +124,27 @@ def lookup(deal: int, path: str | Path | None = None, variant: str = CLASSIC) ->
     for row in table.to_pylist():
         verdicts[row["cells"]] = Verdict(**{name: row.get(name) for name in wanted})
     return DealFacts(deal, verdicts, variant)
+
+
+def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counter[str]:
+    """How the shipped tables settle the jobs `keys` ((deal, variant, cells), as a
+    sweep's rows name them) that they hold: a count per status, solved and unsolvable
+    only. Jobs of other variants, deals or cell counts, and a table that is missing,
+    count nothing. For a sweep to say where the verdicts it could not reach are."""
+    by_variant: dict[str, set[tuple[int, int]]] = collections.defaultdict(set)
+    for deal, variant, cells in keys:
+        if variant in TABLE_NAMES and 1 <= deal <= CLASSIC_DEALS:
+            by_variant[variant].add((deal, cells))
+    counts: collections.Counter[str] = collections.Counter()
+    for variant, wanted in by_variant.items():
+        file = table_path(variant)
+        if not file.is_file():
+            continue
+        deals = sorted({deal for deal, _ in wanted})
+        rows = pq.read_table(
+            file, columns=["deal", "cells", "status"], filters=[("deal", "in", deals), ("variant", "=", variant)]
+        ).to_pydict()
+        for deal, cells, status in zip(rows["deal"], rows["cells"], rows["status"]):
+            if (deal, cells) in wanted and status in (SOLVED, UNSOLVABLE):
+                counts[status] += 1
+    return counts

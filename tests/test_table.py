@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import random
 
@@ -13,7 +14,7 @@ from fcanalyze import Variant, microsoft_deal
 from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from fcanalyze.referee import replay
 from fcanalyze.store import SCHEMA, read_dataset
-from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, lookup, table_path
+from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK, lookup, settled_in_table, table_path
 
 pytestmark = pytest.mark.skipif(not table_path().is_file(), reason="the deal table is not built")
 
@@ -128,6 +129,33 @@ def test_lookup_outside_the_table_points_to_solve(run_cli):
     assert result.exit_code == 1
     assert "fcanalyze solve 40000" in result.output
     assert run_cli("lookup", "0").exit_code == 2
+
+
+def test_the_tables_say_how_they_settle_a_sweeps_undecided_jobs(table):
+    """Each key is counted by the table of its own rules, as that table has it; jobs the
+    tables do not hold (other rules, deals past 32,000, cell counts outside the table,
+    or undecided there too) count nothing."""
+    keys = [(982, "freecell", 2), (7567, "freecell", 1), (1, "freecell", 4), (1, "freecell", 3)]
+    expected = collections.Counter(lookup(d).verdicts[k].status for d, _, k in keys)
+    assert settled_in_table(keys) == expected == {"unsolvable": 1, "solved": 3}
+    outside = [(40_000, "freecell", 4), (982, "bakers-game", 2), (982, "freecell", 5), (982, TAKEBACK, 2)]
+    assert lookup(982, variant=TAKEBACK).verdicts[2].status == "unknown"
+    assert settled_in_table(outside) == {}
+
+
+def test_a_sweep_that_leaves_jobs_undecided_says_what_the_table_knows_of_them(run_cli, tmp_path):
+    """982 with 2 cells needs a proof of 3.1 billion positions: a sweep with a small
+    budget leaves it unknown, and says the shipped table has it lost, and how to look."""
+    out = tmp_path / "ds"
+    result = run_cli("sweep", "--deals", "982", "--cells", "2", "--max-nodes", "20000", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "The shipped table settles 1 of them (1 lost)" in result.output
+    assert "fcanalyze lookup 982" in result.output
+    assert read_dataset(out).to_pylist()[0]["status"] == "unknown"
+    # Other rules: the same job, unknown after 100 positions, and no table to point to.
+    other = run_cli("sweep", "--deals", "982", "--cells", "2", "--max-nodes", "100", "--variant", "bakers-game",
+                    "--out", tmp_path / "b")  # fmt: skip
+    assert other.exit_code == 0 and "without a verdict" in other.output and "shipped table" not in other.output
 
 
 def test_fewest_cells_is_exact_only_when_no_smaller_count_is_undecided():
