@@ -12,10 +12,19 @@ import click
 
 from . import __version__
 from .board import Board, parse_board
-from .budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, check_nodes, check_seconds, kept_proofs, parse_memory
+from .budgets import (
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_SECONDS,
+    MAX_SECONDS,
+    check_nodes,
+    check_seconds,
+    kept_proofs,
+    parse_memory,
+)
 from .deals import microsoft_deal, parse_deal_number
-from .errors import FcanalyzeError
+from .errors import FcanalyzeError, NotationError
 from .inputs import quote, read_text, whole_number
+from .notation import parse_solution
 from .outputs import write_atomically
 from .referee import replay
 from .solutions import HARD_NODES, SOLUTIONS
@@ -194,11 +203,16 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     Prints OK with the single-card and multi-card move counts and the score (the
     FreeCell Solitaire app's: +10 a card home, +5 a card out of a free cell onto a
     column) and exits 0, or names the first illegal move (1-based) and why, and
-    exits 1.
+    exits 1. A file that is not moves in that notation (a token like 'hello') is bad
+    input: one line naming the token, exit status 2.
     """
     rules = _variant(variant, cells)
     start, what = _starting_board(deal_number, board_file, rules)
-    text, _ = read_text(solution_file, "solution file")
+    text, name = read_text(solution_file, "solution file")
+    try:
+        parse_solution(text)
+    except NotationError as e:
+        raise FcanalyzeError(f"{name}: {e}") from None
     verdict = replay(start, rules, text)
     click.echo(f"{what} ({rules.describe()}): {verdict.summary()}")
     if not verdict.won:
@@ -468,7 +482,7 @@ def lookup(number, solution_cells, as_json, takeback):
     if facts is None:
         click.echo(
             f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
-            f"decide it with: fcanalyze solve {n} --cells K",
+            f"decide it with: fcanalyze solve {n} --cells K" + (f" --variant {TAKEBACK}" if takeback else ""),
             err=True,
         )
         sys.exit(1)
@@ -478,7 +492,10 @@ def lookup(number, solution_cells, as_json, takeback):
             status = v.status if v is not None else "missing"
             click.echo(f"deal {n} has no solution with {solution_cells} cells in the table ({status})", err=True)
             sys.exit(1)
-        click.echo(v.solution)
+        if as_json:
+            click.echo(json.dumps({"deal": n, "variant": variant, "cells": solution_cells, "solution": v.solution}))
+        else:
+            click.echo(v.solution)
         return
     if as_json:
         click.echo(json.dumps(facts.to_json()))
@@ -491,9 +508,9 @@ def lookup(number, solution_cells, as_json, takeback):
         if v.implied_by is not None:
             how = f"implied: unsolvable with {v.implied_by} cell{'s' if v.implied_by != 1 else ''}"
         elif v.status == SOLVED:
-            how = f"solution replayed by the referee ({v.nodes:,} positions searched)"
+            how = f"solution replayed by the referee ({v.nodes:,} positions expanded)"
         elif v.status == UNSOLVABLE:
-            how = f"proved by exhaustive search ({v.nodes:,} positions)"
+            how = f"proved by exhaustive search ({v.nodes:,} positions expanded)"
         else:
             retry = f"fcanalyze solve {n} --cells {k}" + (f" --variant {TAKEBACK}" if takeback else "")
             how = f"undecided: the {v.limit or 'search'} budget ran out ({retry} --max-seconds 600)"
@@ -514,7 +531,25 @@ def lookup(number, solution_cells, as_json, takeback):
 
 
 def _seconds_or_zero(value: float) -> float | None:
-    return 0.0 if value == 0 else check_seconds(value)
+    """A sweep's --max-seconds: 0 is no limit (leaving it out is the default)."""
+    if value == 0:
+        return 0.0
+    try:
+        return check_seconds(value)
+    except FcanalyzeError:
+        raise FcanalyzeError(
+            f"give seconds above 0 and at most {MAX_SECONDS:,.0f}, or 0 for no limit; got {value:g}"
+        ) from None
+
+
+def _escalate_seconds(value: float) -> float | None:
+    try:
+        return check_seconds(value)
+    except FcanalyzeError:
+        raise FcanalyzeError(
+            f"give the most seconds a job may get in the last round, above 0 and at most {MAX_SECONDS:,.0f}; "
+            f"got {value:g}"
+        ) from None
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"
@@ -584,7 +619,7 @@ DEFAULT_SWEEP_DEALS = "1-1000"
 @click.option(
     "--escalate",
     metavar="SECONDS",
-    type=_Checked("seconds", check_seconds, _number),
+    type=_Checked("seconds", _escalate_seconds, _number),
     default=None,
     help="After the sweep, run the jobs still without a verdict again with twice the time "
     "budget, then twice that, and so on up to SECONDS a job, each round replacing their rows "
@@ -849,8 +884,10 @@ def report(datasets, out, top, scheduler):
     take-back sweep (--variant freecell,takeback=yes) beside the classic table,
     with a table of the deals only take-back wins.
     """
-    from .report import Report
+    from .report import Report, report_directory
 
+    if out is not None:
+        report_directory(out)
     if scheduler is not None:
         from .sweep.cluster import check_scheduler_address
 

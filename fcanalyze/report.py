@@ -467,6 +467,22 @@ def min_cells_distribution(m: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
 
 
+def report_directory(out: str | os.PathLike) -> Path:
+    """`out` made ready for a report's files (created if need be), or FcanalyzeError
+    saying why it cannot be: called before the report is built, so that a bad --out
+    fails at once, not after the work."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FcanalyzeError(f"{out} exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FcanalyzeError(f"cannot write to {out}: {e.strerror or e}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise FcanalyzeError(f"cannot write to {out}: permission denied")
+    return out
+
+
 @dataclass
 class Report:
     """Every table of a report, computed once, and the rows they came from."""
@@ -626,13 +642,7 @@ class Report:
         """Writes report.md, the tables as CSV and Parquet, and the plots into `out`."""
         from . import plots
 
-        out = Path(out)
-        if out.exists() and not out.is_dir():
-            raise FcanalyzeError(f"{out} exists and is not a directory")
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise FcanalyzeError(f"cannot write to {out}: {e.strerror or e}") from None
+        out = report_directory(out)
         written = []
         tables = {
             "summary": self.summary,

@@ -32,7 +32,8 @@ def _one_error_line(result, message):
         (["sweep", "--max-memory", "1e30"], "bad memory size '1e30'"),
         (["sweep", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1.."),
         (["sweep", "--max-seconds", "nan"], "'nan' is not a number"),
-        (["sweep", "--max-seconds", "-1"], "max_seconds must be above 0"),
+        (["sweep", "--max-seconds", "-1"], "give seconds above 0 and at most 10,000,000, or 0 for no limit; got -1"),
+        (["sweep", "--escalate", "-5"], "give the most seconds a job may get in the last round, above 0"),
         # Digits that str.isdigit() takes and int() does not, or int() takes and should not.
         (["deal", "²"], "a deal number must be a whole number, got '²'"),
         (["solve", "³"], "a deal number must be a whole number, got '³'"),
@@ -57,6 +58,23 @@ def test_bad_input_is_one_short_error_line(run_cli, args, message):
     _one_error_line(run_cli(*args), message)
 
 
+def test_a_solution_file_that_is_not_moves_is_bad_input_and_an_empty_one_does_not_win(run_cli, tmp_path):
+    """Text that is not in the notation is bad input (exit 2, naming the token); moves
+    that are well formed but illegal, or no moves at all, are a failed verification
+    (exit 1)."""
+    garbled = tmp_path / "garbled.txt"
+    garbled.write_text("3a hello 1h\n")
+    _one_error_line(run_cli("verify", "--deal", "1", garbled), "garbled.txt: move 2: 'hello' is not a move")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    result = run_cli("verify", "--deal", "1", empty)
+    assert result.exit_code == 1 and "NOT WON: the solution has no moves" in result.output
+    illegal = tmp_path / "illegal.txt"
+    illegal.write_text("1h\n")
+    result = run_cli("verify", "--deal", "1", illegal)
+    assert result.exit_code == 1 and "ILLEGAL: move 1 (1h)" in result.output
+
+
 def test_a_board_with_a_unicode_digit_rank_is_refused(run_cli):
     _one_error_line(run_cli("board", "-", input="Foundations: H-² \n"), "bad foundation 'H-²'")
 
@@ -65,8 +83,7 @@ def test_a_megabyte_of_garbage_is_quoted_by_a_short_prefix(run_cli, tmp_path):
     junk = tmp_path / "junk.txt"
     junk.write_text("Q" * 2_000_000)
     _one_error_line(run_cli("board", str(junk)), "unknown card 'QQQQ")
-    result = run_cli("verify", "--deal", "1", str(junk))
-    assert result.exit_code == 1 and len(result.stdout) < 400 and "is not a move" in result.stdout
+    _one_error_line(run_cli("verify", "--deal", "1", str(junk)), "junk.txt: move 1: 'QQQQ")
 
 
 @pytest.mark.parametrize(
@@ -74,11 +91,15 @@ def test_a_megabyte_of_garbage_is_quoted_by_a_short_prefix(run_cli, tmp_path):
     [
         ("12v" + "f" * 5000, "a run size of 5000 digits is more than a deck of 52 cards"),
         ("26v99999999", "a run size v99999999 (2,576,980,377 in decimal) is more than a deck"),
-        ("26v20", "column 2 holds only 7 card(s), not 32 (v20 is hexadecimal)"),
     ],
 )
-def test_absurd_run_sizes_are_illegal_moves_said_plainly(run_cli, solution, message):
-    result = run_cli("verify", "--deal", "1", "-", input=solution)
+def test_absurd_run_sizes_are_bad_input_said_plainly(run_cli, solution, message):
+    _one_error_line(run_cli("verify", "--deal", "1", "-", input=solution), message)
+
+
+def test_a_run_larger_than_its_column_is_an_illegal_move_said_plainly(run_cli):
+    result = run_cli("verify", "--deal", "1", "-", input="26v20")
+    message = "column 2 holds only 7 card(s), not 32 (v20 is hexadecimal)"
     assert result.exit_code == 1 and message in result.stdout and len(result.stdout) < 400, result.output
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import matplotlib.image
 import pandas as pd
@@ -144,6 +145,22 @@ def test_missing_empty_or_foreign_datasets_are_one_line_errors(tmp_path, run_cli
         assert result.exit_code == 2, result.output
         assert result.output.startswith("Error:") and message in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_an_out_that_cannot_be_written_fails_before_the_report_is_built(dataset, tmp_path, run_cli):
+    """A bad --out is one line and exit 2 at once: no report printed, then refused."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    read_only = tmp_path / "read-only"
+    read_only.mkdir(mode=0o555)
+    for out, message in [(a_file, "exists and is not a directory"), (a_file / "sub", "cannot write to")]:
+        result = run_cli("report", dataset, "--out", out)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("Error:") and message in result.output
+        assert len(result.output.strip().splitlines()) == 1
+    if os.geteuid() != 0:  # root may write anywhere
+        result = run_cli("report", dataset, "--out", read_only / "r")
+        assert result.exit_code == 2 and "cannot write to" in result.output
 
 
 @pytest.fixture(scope="module")

@@ -129,6 +129,14 @@ def test_lookup_outside_the_table_points_to_solve(run_cli):
     assert result.exit_code == 1
     assert "fcanalyze solve 40000" in result.output
     assert run_cli("lookup", "0").exit_code == 2
+    takeback = run_cli("lookup", "40000", "--takeback")
+    assert takeback.exit_code == 1 and "--variant freecell,takeback=yes" in takeback.output
+
+
+def test_lookup_gives_one_solution_as_json_too(run_cli):
+    text = run_cli("lookup", "617", "--solution", "4").output.strip()
+    as_json = json.loads(run_cli("lookup", "617", "--solution", "4", "--json").output)
+    assert as_json == {"deal": 617, "variant": "freecell", "cells": 4, "solution": text}
 
 
 def test_the_tables_say_how_they_settle_a_sweeps_undecided_jobs(table):
