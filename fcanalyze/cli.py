@@ -713,9 +713,7 @@ def sweep(
             f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
             + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
         )
-        _point_to_table(
-            [key for key, status in plan.dataset.status.items() if key in plan.space and status in (UNKNOWN, ERROR)]
-        )
+        _point_to_table(summary.undecided)
         kept = kept_proofs(spill_dir) if spill_dir is not None else []
         if kept:
             size = sum(f.stat().st_size for d in kept for f in d.iterdir() if f.is_file())

@@ -18,7 +18,7 @@ from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, check_sp
 from ..chunks import SHARD_PREFIX
 from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
-from ..jobs import DealSpans, JobSpace
+from ..jobs import DealSpans, JobSpace, Key
 from ..outputs import percent
 from ..solutions import SOLUTIONS, with_solution_kept
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
@@ -109,6 +109,9 @@ class SweepSummary:
     # "left" counts the jobs not in the dataset yet (a stopped sweep).
     by_cells: dict[int, collections.Counter] = field(default_factory=dict)
     only_run_now: bool = False
+    # The jobs of the sweep whose rows are unknown or error, as (deal, variant, cells);
+    # a cluster sweep, which reads no row, leaves it empty.
+    undecided: list[Key] = field(default_factory=list)
 
     def table(self) -> str:
         """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
@@ -361,6 +364,8 @@ class SweepPlan:
         for key, status in self.dataset.status.items():
             if key in self.space:
                 s.by_cells[key[2]][status] += 1
+                if status in (UNKNOWN, ERROR):
+                    s.undecided.append(key)
         for counter in s.by_cells.values():
             counter["left"] = len(self.space.deals) - sum(counter.values())
         return s
