@@ -210,10 +210,10 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     start, what = _starting_board(deal_number, board_file, rules)
     text, name = read_text(solution_file, "solution file")
     try:
-        parse_solution(text)
+        moves = parse_solution(text)
     except NotationError as e:
         raise FcanalyzeError(f"{name}: {e}") from None
-    verdict = replay(start, rules, text)
+    verdict = replay(start, rules, moves)
     click.echo(f"{what} ({rules.describe()}): {verdict.summary()}")
     if not verdict.won:
         sys.exit(1)
@@ -530,26 +530,29 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}" + (" --takeback" if takeback else ""))
 
 
-def _seconds_or_zero(value: float) -> float | None:
-    """A sweep's --max-seconds: 0 is no limit (leaving it out is the default)."""
-    if value == 0:
-        return 0.0
-    try:
-        return check_seconds(value)
-    except FcanalyzeError:
-        raise FcanalyzeError(
-            f"give seconds above 0 and at most {MAX_SECONDS:,.0f}, or 0 for no limit; got {value:g}"
-        ) from None
+def _sweep_seconds(takes: str, zero_is_no_limit: bool):
+    """A check of a sweep's seconds option, whose error says what the option `takes`
+    (`check_seconds` speaks of the library's max_seconds)."""
+
+    def check(value: float) -> float | None:
+        if zero_is_no_limit and value == 0:
+            return 0.0
+        try:
+            return check_seconds(value)
+        except FcanalyzeError:
+            raise FcanalyzeError(f"give {takes}; got {value:g}") from None
+
+    return check
 
 
-def _escalate_seconds(value: float) -> float | None:
-    try:
-        return check_seconds(value)
-    except FcanalyzeError:
-        raise FcanalyzeError(
-            f"give the most seconds a job may get in the last round, above 0 and at most {MAX_SECONDS:,.0f}; "
-            f"got {value:g}"
-        ) from None
+# --max-seconds: 0 is no limit (leaving it out is the default).
+_seconds_or_zero = _sweep_seconds(
+    f"seconds above 0 and at most {MAX_SECONDS:,.0f}, or 0 for no limit", zero_is_no_limit=True
+)
+_escalate_seconds = _sweep_seconds(
+    f"the most seconds a job may get in the last round, above 0 and at most {MAX_SECONDS:,.0f}",
+    zero_is_no_limit=False,
+)
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"

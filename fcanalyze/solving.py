@@ -111,7 +111,8 @@ def solve(
             layered proof (docs/correctness.md, "The layered proof"), writing at most
             max_disk (bytes or text; default half the space free there) of files it
             removes when done, and stopping (limit 'disk') before the free space
-            there falls below half of what it was (1 GiB with max_disk given). It only proves losses: a win it meets leaves 'unknown'.
+            there falls below half of what it was (1 GiB with max_disk given). It
+            only proves losses: a win it meets leaves 'unknown'.
             A layered proof that a budget stops (time, nodes, memory, disk, Ctrl-C) is
             kept there, and the next solve of the same job with the same spill_dir
             goes on from it: hours of proof can be spread over several runs.

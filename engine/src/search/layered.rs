@@ -450,9 +450,7 @@ impl Gate {
         let bucket = self.codec.bucket(child, rules);
         self.record.clear();
         self.codec.encode(child, rules, &mut self.record);
-        self.disk += self.record.len() as u64;
-        self.peak_disk = self.peak_disk.max(self.disk);
-        if self.disk > self.max_disk || !self.room_on_disk(self.record.len() as u64) {
+        if !self.hold_disk(self.record.len() as u64) {
             self.failed = Some(Limit::Disk);
             return;
         }
@@ -647,8 +645,14 @@ impl Earlier {
 
 /// Whether `spill` holds a kept proof of `root` under `rules` to go on from.
 pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
+    kept_proof(root, rules, &spill.dir).is_some()
+}
+
+/// The directory of the proof of `root` (settled) kept in `spill_dir`, if there is one.
+fn kept_proof(root: &Position, rules: &Variant, spill_dir: &Path) -> Option<PathBuf> {
     let job = job(root, rules);
-    Earlier::read(&kept_dir(&spill.dir, &job), &job).is_some()
+    let kept = kept_dir(spill_dir, &job);
+    Earlier::read(&kept, &job).map(|_| kept)
 }
 
 /// Removes the proof of `start` under `rules` kept in `spill_dir`, if there is one (a
@@ -659,9 +663,7 @@ pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
 pub fn drop_kept(start: &Position, rules: &Variant, spill_dir: &Path) -> bool {
     let mut root = start.clone();
     root.autoplay(rules, &mut vec![]);
-    let job = job(&root, rules);
-    let kept = kept_dir(spill_dir, &job);
-    Earlier::read(&kept, &job).is_some() && fs::remove_dir_all(&kept).is_ok()
+    kept_proof(&root, rules, spill_dir).is_some_and(|kept| fs::remove_dir_all(kept).is_ok())
 }
 
 /// Takes over the kept proof of `job`, if there is one, as `dir`: what it had done.
