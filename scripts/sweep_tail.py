@@ -1,13 +1,16 @@
 """The tail of a sweep: its slowest jobs and its move counts per cell count, to compare engines by.
 
-    python scripts/sweep_tail.py DATASET [--top 20] [--before OLD_DATASET]
+    python scripts/sweep_tail.py DATASET [--top 20] [--before OLD_DATASET] [--decided-by TABLE]
 
 DATASET is a sweep's directory or one Parquet file of its rows. Prints, per cell
 count, the engine time, the verdicts, how many jobs were settled by a proof with more
 cells, and the mean, p99 and largest solution lengths (a sequence move counting as
 one); then the slowest jobs with their time, nodes, stored positions and peak memory.
 With --before, the slowest jobs of either sweep are listed as a Markdown table, each
-beside the same job in OLD_DATASET (another engine's sweep of the same jobs).
+beside the same job in OLD_DATASET (another engine's sweep of the same jobs). With
+--decided-by, the slowest jobs are a Markdown table, each beside its row in TABLE (the
+shipped table, data/microsoft-32000.parquet): the verdict and the search it took
+there, which for a job left unknown says how far it was from its verdict.
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ def main() -> None:
     parser.add_argument("dataset")
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--before", metavar="OLD_DATASET", help="list the slowest jobs beside their rows in this sweep")
+    parser.add_argument("--decided-by", metavar="TABLE", help="list the slowest jobs beside their rows in this table")
     args = parser.parse_args()
     frame = read_dataset(args.dataset).to_pandas()
     if args.before:
         print_side_by_side(read_dataset(args.before).to_pandas(), frame, args.top)
+        return
+    if args.decided_by:
+        print_beside_decisions(frame, read_dataset(args.decided_by).to_pandas(), args.top)
         return
 
     print(
@@ -86,6 +93,30 @@ def print_side_by_side(before: pd.DataFrame, after: pd.DataFrame, top: int) -> N
     print("|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     for r in slow.itertuples():
         print(f"| {r.deal} | {r.cells} | {cells(r, '_before')} | {cells(r, '')} |")
+
+
+def print_beside_decisions(frame: pd.DataFrame, table: pd.DataFrame, top: int) -> None:
+    """The `top` slowest jobs of `frame` as Markdown rows, each beside the verdict, nodes
+    and stored positions of its row in `table`."""
+    key = ["deal", "cells"]
+    slow = frame.nlargest(top, "seconds").merge(
+        table[key + ["status", "nodes", "states"]], on=key, how="left", suffixes=("", "_table")
+    )
+    print(
+        "| deal | cells | verdict | s | nodes | states | peak MiB | the table: verdict | nodes | states |\n"
+        "|---:|---:|---|---:|---:|---:|---:|---|---:|---:|"
+    )
+    for r in slow.itertuples():
+        verdict = f"{r.status} ({r.limit})" if isinstance(r.limit, str) else r.status
+        decided = (
+            f"{r.status_table} | {r.nodes_table:,.0f} | {r.states_table:,.0f}"
+            if isinstance(r.status_table, str) and not pd.isna(r.nodes_table)
+            else f"{r.status_table if isinstance(r.status_table, str) else '-'} | - | -"
+        )
+        print(
+            f"| {r.deal} | {r.cells} | {verdict} | {r.seconds:.2f} | {r.nodes:,.0f} | {r.states:,.0f} | "
+            f"{r.peak_memory / 2**20:.0f} | {decided} |"
+        )
 
 
 if __name__ == "__main__":
