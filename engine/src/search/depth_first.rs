@@ -98,10 +98,10 @@ impl PackedMove {
     }
 }
 
-/// How a depth-first pass runs. The quick passes take shortcuts and give up soon; the
-/// exhaustive one (`EXHAUSTIVE`) tries single-card moves only (and runs under the
-/// relaxed rule), best-scored first, until a win or until every reachable position
-/// has been seen.
+/// How a depth-first pass runs. The quick passes take shortcuts and give up soon, their
+/// moves tried best-scored first; the exhaustive one (`EXHAUSTIVE`) tries single-card
+/// moves only, in the order they are generated, until a win or until every reachable
+/// position has been seen.
 #[derive(Clone, Copy)]
 pub(super) struct DepthFirst {
     weights: Weights,
@@ -119,6 +119,12 @@ pub(super) struct DepthFirst {
     /// Do not move the card just moved on again by itself (`leave_card_just_moved`): the
     /// same positions are reached, with fewer moves looked at.
     rest_last_card: bool,
+    /// Try the moves best-scored first (`weights`), not in the order generated. The
+    /// exhaustive pass does not: most of the jobs it runs to the end are lost, where
+    /// order cannot matter and ranking was 13 to 17% of the time, and on hard wins of one
+    /// and two cells the scores' order found the win no sooner than the plain one
+    /// (docs/performance.md).
+    ranked: bool,
 }
 
 impl DepthFirst {
@@ -131,6 +137,7 @@ impl DepthFirst {
             cap: Some(QUICK),
             shake_seed: n,
             rest_last_card: false,
+            ranked: true,
         }
     }
 
@@ -147,6 +154,7 @@ impl DepthFirst {
             cap: Some(Cap { nodes: RESTART_NODES * luby(n), stall: RESTART_STALL }),
             shake_seed: n,
             rest_last_card: false,
+            ranked: true,
         }
     }
 
@@ -162,6 +170,7 @@ impl DepthFirst {
         cap: None,
         shake_seed: 0,
         rest_last_card: true,
+        ranked: false,
     };
 }
 
@@ -196,7 +205,8 @@ pub(super) struct DepthFirstSearch {
     moves: Vec<PackedMove>,
     frames: Vec<Frame>,
     /// The hashes and column scores of the position at the end of the path, so that its
-    /// children are hashed and scored without going over every column. There is one,
+    /// children are hashed and scored without going over every column (the scores only
+    /// in a pass that ranks its moves: `ranks`). There is one,
     /// brought back on the way up (`retreat`), not one per level: at some 380 bytes a
     /// level, paths millions of levels deep would hold gigabytes of them.
     context: (Hashes, ChildScorer),
@@ -348,9 +358,15 @@ impl DepthFirstSearch {
         self.seen.peak_bytes().max(self.bytes())
     }
 
+    /// Whether the pass ranks its moves, and so keeps `context`'s scorer up to date.
+    fn ranks(&self) -> bool {
+        self.how.ranked && self.gate.is_none()
+    }
+
     /// Goes on until one more node is expanded; Some when the pass has ended.
     pub(super) fn step(&mut self, rules: &Variant, meter: &mut Meter) -> Option<Pass> {
         let how = self.how;
+        let ranks = self.ranks();
         loop {
             let Some(frame) = self.frames.last_mut() else {
                 if how.keep_runs {
@@ -371,7 +387,7 @@ impl DepthFirstSearch {
                 // are rehashed and rescored from the position as it is again.
                 self.context.0.retreat(&self.state, into);
                 debug_assert_eq!(self.context.0, self.state.hashes(rules));
-                if self.gate.is_none() {
+                if ranks {
                     self.context.1.advance(&self.state, into, rules, &how.weights);
                     debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
                 }
@@ -425,7 +441,7 @@ impl DepthFirstSearch {
             // The context follows the path only now that the child is expanded: every exit
             // above leaves it the parent's, as `out_of_memory` needs.
             self.context.0.advance(&self.state, &self.played[mark..]);
-            if self.gate.is_none() {
+            if ranks {
                 self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
             }
             push_frame(
@@ -492,7 +508,7 @@ fn push_frame(
     let Scratch { moves: generated, played, keyed, child } = scratch;
     // A layered proof (gated) proves a loss or nothing: the order of its moves cannot
     // matter, and ranking them was a sixth of its time.
-    let ranked = gate.is_none();
+    let ranked = how.ranked && gate.is_none();
     generated.clear();
     if how.keep_runs {
         // A card that may go home (though not safely) almost always should: a pass
@@ -515,7 +531,7 @@ fn push_frame(
     };
     // A pass that gives up soon (`cap`) has a small store, and most children are new:
     // each is ranked as it is made, rather than played a second time.
-    let rank_now = how.cap.is_some() && generated.len() > 1;
+    let rank_now = ranked && how.cap.is_some() && generated.len() > 1;
     for &m in generated.iter() {
         play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
