@@ -402,14 +402,14 @@ class Dataset:
         table = rows_to_table(rows)
         start = 0
         while start < len(rows):
-            if self._current is None or self._current_table.num_rows >= PART_ROWS or self._rewrites >= PART_REWRITES:
+            if self._current is None or self._part_is_full(self._current_table.num_rows):
                 self._current = self._new_part_name()
                 self._current_table = empty_table()
                 self._rewrites = 0
             self._rewrites += 1
             room = PART_ROWS - self._current_table.num_rows
             grown = pa.concat_tables([self._current_table, table.slice(start, room)])
-            final = grown.num_rows >= PART_ROWS or self._rewrites >= PART_REWRITES
+            final = self._part_is_full(grown.num_rows)
             _write_atomically(grown, self._current, compressed=final)
             self._current_table, self._current_compressed = grown, final
             self._remember_rows(rows[start : start + room], self._current)
@@ -428,7 +428,7 @@ class Dataset:
                 (d, v, c) not in replaced
                 for d, v, c in zip(old["deal"].to_pylist(), old["variant"].to_pylist(), old["cells"].to_pylist())
             ]
-            merged = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), new])
+            merged = pa.concat_tables([old.filter(arrow_column(keep, pa.bool_())), new])
             _write_atomically(merged, file)
             if file == self._current:
                 self._current_table, self._current_compressed = merged, True
@@ -439,6 +439,10 @@ class Dataset:
         for deal, variant, cells, status in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
             self.where[(deal, variant, cells)] = file
             self.status[(deal, variant, cells)] = status
+
+    def _part_is_full(self, rows: int) -> bool:
+        """Whether the current part, holding `rows`, takes no more: a new one starts."""
+        return rows >= PART_ROWS or self._rewrites >= PART_REWRITES
 
     def _remember_rows(self, rows: Sequence[Row], file: Path) -> None:
         # The rows at hand, not the table made of them: reading keys back out of Arrow

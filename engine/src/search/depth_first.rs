@@ -206,7 +206,7 @@ pub(super) struct DepthFirstSearch {
     frames: Vec<Frame>,
     /// The hashes and column scores of the position at the end of the path, so that its
     /// children are hashed and scored without going over every column (the scores only
-    /// in a pass that ranks its moves: `ranks`). There is one,
+    /// in a pass that ranks its moves: `DepthFirst::ranked`). There is one,
     /// brought back on the way up (`retreat`), not one per level: at some 380 bytes a
     /// level, paths millions of levels deep would hold gigabytes of them.
     context: (Hashes, ChildScorer),
@@ -358,15 +358,9 @@ impl DepthFirstSearch {
         self.seen.peak_bytes().max(self.bytes())
     }
 
-    /// Whether the pass ranks its moves, and so keeps `context`'s scorer up to date.
-    fn ranks(&self) -> bool {
-        self.how.ranked && self.gate.is_none()
-    }
-
     /// Goes on until one more node is expanded; Some when the pass has ended.
     pub(super) fn step(&mut self, rules: &Variant, meter: &mut Meter) -> Option<Pass> {
         let how = self.how;
-        let ranks = self.ranks();
         loop {
             let Some(frame) = self.frames.last_mut() else {
                 if how.keep_runs {
@@ -387,7 +381,7 @@ impl DepthFirstSearch {
                 // are rehashed and rescored from the position as it is again.
                 self.context.0.retreat(&self.state, into);
                 debug_assert_eq!(self.context.0, self.state.hashes(rules));
-                if ranks {
+                if how.ranked {
                     self.context.1.advance(&self.state, into, rules, &how.weights);
                     debug_assert_eq!(self.context.1, ChildScorer::new(&self.state, rules, &how.weights));
                 }
@@ -441,7 +435,7 @@ impl DepthFirstSearch {
             // The context follows the path only now that the child is expanded: every exit
             // above leaves it the parent's, as `out_of_memory` needs.
             self.context.0.advance(&self.state, &self.played[mark..]);
-            if ranks {
+            if how.ranked {
                 self.context.1.advance(&self.state, &self.played[mark..], rules, &how.weights);
             }
             push_frame(
@@ -506,9 +500,8 @@ fn push_frame(
     mut gate: Option<&mut Gate>,
 ) {
     let Scratch { moves: generated, played, keyed, child } = scratch;
-    // A layered proof (gated) proves a loss or nothing: the order of its moves cannot
-    // matter, and ranking them was a sixth of its time.
-    let ranked = how.ranked && gate.is_none();
+    // The exhaustive pass, a layered proof's too, does not rank (`DepthFirst::ranked`).
+    let ranked = how.ranked;
     generated.clear();
     if how.keep_runs {
         // A card that may go home (though not safely) almost always should: a pass
