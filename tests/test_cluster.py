@@ -33,7 +33,7 @@ from conftest import (  # noqa: E402
 from fcanalyze.budgets import Budgets  # noqa: E402
 from fcanalyze.chunks import Chunk, ChunkStore  # noqa: E402
 from fcanalyze.store import part_files, read_dataset  # noqa: E402
-from fcanalyze.sweep.cluster import run_chunk  # noqa: E402
+from fcanalyze.sweep.cluster import _quiet_teardown, run_chunk  # noqa: E402
 from fcanalyze.variant import Variant  # noqa: E402
 
 SHIPPED_TABLE = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
@@ -314,6 +314,23 @@ def test_scheduler_local_runs_a_cluster_of_this_machines_cores(tmp_path):
     assert "(80 were already there, 20 run now)" in more.stdout
     assert list((tmp_path / "chunks").glob("part-*")) == []
     assert sorted(keys(tmp_path / "chunks")) == sorted((d, "freecell", k) for d in range(1, 51) for k in (0, 4))
+
+
+def test_the_clients_teardown_logs_nothing_even_where_dask_set_a_level_of_its_own(caplog):
+    # Dask's configuration gives distributed.client a level of its own: its
+    # "Couldn't gather keys" with a traceback came through a Ctrl-C once.
+    import logging
+
+    import distributed  # noqa: F401  (applies Dask's logging configuration)
+
+    client_log = logging.getLogger("distributed.client")
+    before = client_log.level
+    with caplog.at_level(logging.DEBUG), _quiet_teardown():
+        client_log.error("Couldn't gather keys")
+        logging.getLogger("tornado.application").error("Exception in callback")
+        logging.getLogger("fcanalyze.sweep").warning("stopped")
+    assert [r.name for r in caplog.records] == ["fcanalyze.sweep"]
+    assert client_log.level == before
 
 
 def test_the_extended_range_without_a_scheduler_runs_on_this_machine_in_flat_memory(tmp_path):

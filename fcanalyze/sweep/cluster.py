@@ -107,6 +107,34 @@ def _connect(address: str, workers: int | None = None) -> tuple[Any, Callable[[]
     return client, client.close
 
 
+# Whose records a sweep's end silences: the client's pending gathers of cancelled
+# tasks fail as their workers go, and Dask and the event loop under it log each one
+# with a traceback, though nothing is lost (a chunk's file is whole or absent).
+_TEARDOWN_LOGGERS = ("distributed", "tornado", "asyncio")
+
+
+@contextlib.contextmanager
+def _quiet_teardown() -> Iterator[None]:
+    """Silences the Dask client's own logs while it cancels and closes; restored after,
+    for a caller that goes on using Dask. Each logger of theirs by name: Dask's
+    configuration gives some (distributed.client, tornado.application) levels of
+    their own, which a parent's level does not override."""
+    names = [
+        name
+        for name in [*_TEARDOWN_LOGGERS, *logging.root.manager.loggerDict]
+        if name.split(".")[0] in _TEARDOWN_LOGGERS
+    ]
+    loggers = [logging.getLogger(name) for name in dict.fromkeys(names)]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
 def open_location(out: str | os.PathLike) -> tuple[ChunkStore, Callable[[], None]]:
     """The dataset location of a cluster sweep, and what releases it: a directory is
     made absolute (the workers' working directories are not this one) and locked
@@ -383,9 +411,10 @@ class ClusterPlan:
                             ready.append(finished)
                 self._report()
         finally:
-            if in_flight:
-                client.cancel(list(in_flight))
-            disconnect()
+            with _quiet_teardown():
+                if in_flight:
+                    client.cancel(list(in_flight))
+                disconnect()
             restore()
         s.interrupted = self.stop_requested
         if s.interrupted:
