@@ -21,7 +21,8 @@ from fcanalyze.notation import (
     solution_tokens,
 )
 from fcanalyze.position import IllegalMove, Position
-from fcanalyze.referee import replay
+from fcanalyze.referee import _play_fast, replay
+from fcanalyze.scoring import score
 from fcanalyze.variant import SequenceMoves
 
 SOLUTIONS = {
@@ -283,12 +284,12 @@ FAST_PATH_VARIANTS = [
 
 
 @pytest.mark.parametrize("spec, cells", FAST_PATH_VARIANTS)
-def test_the_referees_fast_paths_judge_every_move_as_check_does(spec, cells):
-    """play_single and play_run, the replay's shortcuts, against check() and
-    carry_out() on every move that can be written (each source, destination and size)
-    along random walks through deals: a shortcut that plays a move must be playing a
-    legal one, with the same size and the same result, and one that declines must
-    leave the position alone."""
+def test_the_fast_replay_judges_every_move_as_check_does(spec, cells):
+    """_play_fast, the replay of winning solutions, against check() and carry_out()
+    on every move that can be written (each source, destination and size) along
+    random walks through deals: a move it plays must be legal, with the same result
+    and the same counts as the careful replay's; one it declines must change nothing,
+    and be illegal or a run whose size the notation left out."""
     rules = Variant.parse(spec, cells=cells)
     rng = random.Random(f"{spec}/{cells}")
     places = (
@@ -296,7 +297,7 @@ def test_the_referees_fast_paths_judge_every_move_as_check_does(spec, cells):
         + [(CELL, i) for i in range(rules.cells + 1)]
         + [(FOUNDATION, s) for s in range(4)]
     )
-    played = {"single": 0, "run": 0}
+    played = {"single": 0, "run": 0, "takeback": 0}
     for deal in rng.sample(range(1, 32001), 4):
         position = Position(microsoft_deal(deal, rules), rules)
         for _ in range(50):
@@ -307,24 +308,22 @@ def test_the_referees_fast_paths_judge_every_move_as_check_does(spec, cells):
                         legal_count = position.check(move)
                     except IllegalMove:
                         legal_count = None
-                    expected = position.copy()
-                    if legal_count is not None:
-                        expected.carry_out(move, legal_count)
-                    fast = position.copy()
-                    if fast.play_single(move):
-                        played["single"] += 1
-                        assert legal_count == 1, move
-                        assert fast.board == expected.board, move
+                    fast = position.board.copy()
+                    tally = _play_fast(fast, rules, [move])
+                    if tally.played == 0:
+                        assert fast == position.board, move
+                        assert legal_count is None or (count is None and legal_count > 1), move
                         continue
-                    assert fast.board == position.board, move
-                    ran = fast.play_run(move)
-                    if ran is not None:
-                        played["run"] += 1
-                        free = (position.empty_cells(), position.empty_columns(dest))
-                        assert ran == (legal_count, *free), move
-                        assert fast.board == expected.board, move
-                    else:
-                        assert fast.board == position.board, move
+                    assert legal_count is not None, move
+                    expected = position.copy()
+                    expected.carry_out(move, legal_count)
+                    assert fast == expected.board, move
+                    careful = replay(position.board, rules, [move], card_by_card=True)
+                    assert careful.moves == 1 and careful.failed_move is None, move
+                    assert (tally.multi, tally.card_moves) == (careful.multi_card_moves, careful.card_moves), move
+                    sent_home = fast.cards_home() - position.board.cards_home() + tally.taken_back
+                    assert score(sent_home, tally.out_of_cells) == careful.score, move
+                    played["takeback" if source_kind == FOUNDATION else "run" if legal_count > 1 else "single"] += 1
             moves = position.legal_moves()
             if not moves:
                 break
@@ -333,3 +332,5 @@ def test_the_referees_fast_paths_judge_every_move_as_check_does(spec, cells):
     # Random walks build runs that may move whole often enough only with room to spare.
     if rules.sequence_moves is not SequenceMoves.SINGLE and rules.cells >= 3:
         assert played["run"] > 0
+    if rules.takeback:
+        assert played["takeback"] > 0
