@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .board import Board
-from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF
+from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF, make_card
 from .errors import NotationError
 from .inputs import quote
 from .notation import CELL, COLUMN, FOUNDATION, Move, parse_move, solution_tokens
@@ -63,8 +63,11 @@ _CODED: dict[str | Move, tuple[int, int, int, int, int | None]] = {}
 
 
 def _coded(item: str | Move) -> tuple[int, int, int, int, int | None]:
-    """`item` as the fast replay reads it; NotationError if it is no move."""
+    """`item` as the fast replay reads it; NotationError if it is no move (a Move built
+    by hand with an unknown kind or a negative index is left to check() too)."""
     move = item if isinstance(item, Move) else parse_move(item)
+    if move.source_kind not in _KIND_CODES or move.dest_kind not in _KIND_CODES or min(move.source, move.dest) < 0:
+        raise NotationError(f"{move!r} is not a move the fast replay reads")
     code = _CODED[item] = (
         _KIND_CODES[move.source_kind],
         move.source,
@@ -149,7 +152,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
             else:
                 if not takeback or source >= 4 or home[source] == 0 or dest_kind == _FOUNDATION:
                     break
-                card = (home[source] - 1) * 4 + source
+                card = make_card(home[source], source)
             if dest_kind == _FOUNDATION:
                 suit = SUIT_OF[card]
                 if home[suit] + 1 != RANK_OF[card]:
@@ -252,8 +255,9 @@ def replay(
     """
     items: Sequence[str | Move] = solution_tokens(solution) if isinstance(solution, str) else solution
     home_at_start = board.cards_home()
-    fits = len(board.cells) == variant.cells and len(board.columns) == variant.columns
-    if not card_by_card and fits:  # (the careful path says what is wrong with a board that does not fit)
+    # The careful path says what is wrong with a board that does not fit the variant.
+    board_fits = len(board.cells) == variant.cells and len(board.columns) == variant.columns
+    if not card_by_card and board_fits:
         end = board.copy()
         tally = _play_fast(end, variant, items)
         if tally.played == len(items) and end.cards_home() == DECK_SIZE:

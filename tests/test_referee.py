@@ -334,3 +334,19 @@ def test_the_fast_replay_judges_every_move_as_check_does(spec, cells):
         assert played["run"] > 0
     if rules.takeback:
         assert played["takeback"] > 0
+
+
+def test_the_fast_replay_leaves_moves_built_by_hand_to_check_and_a_board_that_does_not_fit_is_refused():
+    """A Move with a negative index or an unknown kind is not read by the fast replay
+    (Python would take index -1 as the last column); a winning solution on a board of
+    the wrong size is refused as before, not replayed by the fast path."""
+    rules = Variant.parse("freecell")
+    board = microsoft_deal(1, rules)
+    for move in (Move(COLUMN, -1, CELL, 0, None), Move("pile", 0, CELL, 0, None), Move(COLUMN, 0, CELL, -4, None)):
+        untouched = board.copy()
+        assert _play_fast(untouched, rules, [move]).played == 0
+        assert untouched == board
+    solution = (DATA / "ms1-4cells.fcsolve-lg.snx.txt").read_text()
+    assert replay(board, rules, solution).won
+    with pytest.raises(ValueError, match="variant wants 3 and 8"):
+        replay(board, rules.with_cells(3), solution)
