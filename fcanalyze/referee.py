@@ -79,16 +79,17 @@ def _coded(item: str | Move) -> tuple[int, int, int, int, int | None]:
 
 
 def _fits_table(suited: bool) -> tuple[frozenset[int], ...]:
-    """For each card, the cards it may be placed on in a column."""
-    return tuple(
-        frozenset(
-            onto
-            for onto in range(DECK_SIZE)
-            if RANK_OF[card] + 1 == RANK_OF[onto]
-            and ((SUIT_OF[card] == SUIT_OF[onto]) if suited else (RED_OF[card] != RED_OF[onto]))
-        )
-        for card in range(DECK_SIZE)
-    )
+    """For each card, the cards it may be placed on in a column: one rank higher, of the
+    same suit or of the other colour (none for a king)."""
+
+    def goes_on(card: int) -> frozenset[int]:
+        rank, suit = RANK_OF[card], SUIT_OF[card]
+        if rank == KING:
+            return frozenset()
+        suits = [suit] if suited else [s for s in range(4) if RED_OF[make_card(1, s)] != RED_OF[card]]
+        return frozenset(make_card(rank + 1, s) for s in suits)
+
+    return tuple(goes_on(card) for card in range(DECK_SIZE))
 
 
 _GOES_ON = {False: _fits_table(False), True: _fits_table(True)}
