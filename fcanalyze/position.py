@@ -151,6 +151,12 @@ class Position:
         board = self.board
         v = self.variant
         kind, src, dest_kind, dst, count = move
+        # A Move built by hand (the notation never makes one) could say 0 cards, or a
+        # negative place that Python would take as counting from the end.
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+            raise IllegalMove(f"a move moves one card or more, not {count!r}")
+        if src < 0 or dst < 0 or (kind == FOUNDATION and src > 3):
+            raise IllegalMove(f"{move!r} names a place that does not exist")
 
         # Where the card(s) come from.
         if kind == COLUMN:

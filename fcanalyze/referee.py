@@ -64,9 +64,15 @@ _CODED: dict[str | Move, tuple[int, int, int, int, int | None]] = {}
 
 def _coded(item: str | Move) -> tuple[int, int, int, int, int | None]:
     """`item` as the fast replay reads it; NotationError if it is no move (a Move built
-    by hand with an unknown kind or a negative index is left to check() too)."""
+    by hand with an unknown kind, a negative index or a count that is not a whole number
+    of cards is left to check() too)."""
     move = item if isinstance(item, Move) else parse_move(item)
-    if move.source_kind not in _KIND_CODES or move.dest_kind not in _KIND_CODES or min(move.source, move.dest) < 0:
+    count = move.count
+    odd_count = count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1)
+    odd_place = (
+        move.source_kind not in _KIND_CODES or move.dest_kind not in _KIND_CODES or min(move.source, move.dest) < 0
+    )
+    if odd_count or odd_place:
         raise NotationError(f"{move!r} is not a move the fast replay reads")
     code = _CODED[item] = (
         _KIND_CODES[move.source_kind],

@@ -9,6 +9,7 @@ import pytest
 from conftest import DATA
 
 from fcanalyze import NotationError, Variant, microsoft_deal
+from fcanalyze.board import Board
 from fcanalyze.notation import (
     CELL,
     COLUMN,
@@ -342,7 +343,14 @@ def test_the_fast_replay_leaves_moves_built_by_hand_to_check_and_a_board_that_do
     the wrong size is refused as before, not replayed by the fast path."""
     rules = Variant.parse("freecell")
     board = microsoft_deal(1, rules)
-    for move in (Move(COLUMN, -1, CELL, 0, None), Move("pile", 0, CELL, 0, None), Move(COLUMN, 0, CELL, -4, None)):
+    odd_moves = (
+        Move(COLUMN, -1, CELL, 0, None),
+        Move("pile", 0, CELL, 0, None),
+        Move(COLUMN, 0, CELL, -4, None),
+        Move(COLUMN, 0, COLUMN, 1, 0),
+        Move(COLUMN, 0, COLUMN, 1, -1),
+    )
+    for move in odd_moves:
         untouched = board.copy()
         assert _play_fast(untouched, rules, [move]).played == 0
         assert untouched == board
@@ -350,3 +358,27 @@ def test_the_fast_replay_leaves_moves_built_by_hand_to_check_and_a_board_that_do
     assert replay(board, rules, solution).won
     with pytest.raises(ValueError, match="variant wants 3 and 8"):
         replay(board, rules.with_cells(3), solution)
+
+
+@pytest.mark.parametrize(
+    "count, column, home",
+    [
+        (0, [50, 47], [13, 13, 12, 11]),  # KH QS: col[-0] is the king at the bottom
+        (-1, [49, 50, 47], [13, 12, 12, 11]),  # KD KH QS: col[1] is the king of hearts
+    ],
+)
+def test_a_move_of_no_cards_built_by_hand_is_illegal_not_a_shortcut_to_a_win(count, column, home):
+    """check() once took a Move of 0 (or -1) cards as legal after looking at the wrong
+    card, and moved the top card unchecked: here the queen of spades into an empty
+    column under kings-only rules, on the way to a 'win' (found by a review)."""
+    rules = Variant.parse("freecell,empty=kings")
+    board = Board([list(column), [51], [], [], [], [], [], []], [None] * 4, list(home))
+    solution = [Move(COLUMN, 0, COLUMN, 2, count), Move(COLUMN, 2, FOUNDATION, 0), Move(COLUMN, 1, FOUNDATION, 0)]
+    solution += [Move(COLUMN, 0, FOUNDATION, 0)] * (len(column) - 1)
+    assert sum(home) + len(column) + 1 == 52
+    verdict = replay(board, rules, solution)
+    assert not verdict.won and verdict.failed_move == 1
+    assert "one card or more" in (verdict.reason or "")
+    # The same line with the move written as the single-card move it is, is legal
+    # up to the queen's empty column, which kings-only forbids.
+    assert replay(board, rules, [Move(COLUMN, 0, COLUMN, 2, 1), *solution[1:]]).failed_move == 1
