@@ -39,6 +39,47 @@ def supermove_limit(empty_cells: int, empty_columns: int, variant: Variant) -> i
     return (1 + empty_cells) << empty_columns
 
 
+def card_fits_on(card: int, onto: int, suited: bool) -> bool:
+    """Whether `card` may be placed on `onto` in a column: one rank lower, and of the
+    same suit (`suited`) or of the other colour."""
+    if RANK_OF[card] + 1 != RANK_OF[onto]:
+        return False
+    if suited:
+        return SUIT_OF[card] == SUIT_OF[onto]
+    return RED_OF[card] != RED_OF[onto]
+
+
+def _goes_on_table(suited: bool) -> tuple[frozenset[int], ...]:
+    """For each card, the cards it may be placed on (card_fits_on), for lookups."""
+    return tuple(
+        frozenset(
+            onto
+            for onto in (make_card(RANK_OF[card] + 1, s) for s in range(4) if RANK_OF[card] < KING)
+            if card_fits_on(card, onto, suited)
+        )
+        for card in range(DECK_SIZE)
+    )
+
+
+# GOES_ON[suited][card]: the cards `card` may be placed on.
+GOES_ON = {False: _goes_on_table(False), True: _goes_on_table(True)}
+
+
+def malformed(move: Move) -> str | None:
+    """Why `move` is no move at all, or None. The notation never makes such a Move; one
+    built by hand could name an unknown kind of place, a negative place (which Python
+    would count from the end), a foundation past the fourth, or a count of no cards."""
+    count = move.count
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        return f"a move moves one card or more, not {count!r}"
+    kinds = (COLUMN, CELL, FOUNDATION)
+    if move.source_kind not in kinds or move.dest_kind not in kinds or move.source < 0 or move.dest < 0:
+        return f"{move!r} names a place that does not exist"
+    if move.source_kind == FOUNDATION and move.source > 3:
+        return f"{move!r} names a place that does not exist"
+    return None
+
+
 class Position:
     """A board under a variant's rules. Moves change the board in place."""
 
@@ -64,11 +105,7 @@ class Position:
 
     def fits_on(self, card: int, onto: int) -> bool:
         """Whether `card` may be placed on `onto` in a column."""
-        if RANK_OF[card] + 1 != RANK_OF[onto]:
-            return False
-        if self._suited:
-            return SUIT_OF[card] == SUIT_OF[onto]
-        return RED_OF[card] != RED_OF[onto]
+        return card_fits_on(card, onto, self._suited)
 
     def run_length(self, column: int) -> int:
         """How many cards at the playable end of `column` form a movable run."""
@@ -151,12 +188,9 @@ class Position:
         board = self.board
         v = self.variant
         kind, src, dest_kind, dst, count = move
-        # A Move built by hand (the notation never makes one) could say 0 cards, or a
-        # negative place that Python would take as counting from the end.
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
-            raise IllegalMove(f"a move moves one card or more, not {count!r}")
-        if src < 0 or dst < 0 or (kind == FOUNDATION and src > 3):
-            raise IllegalMove(f"{move!r} names a place that does not exist")
+        reason = malformed(move)
+        if reason is not None:
+            raise IllegalMove(reason)
 
         # Where the card(s) come from.
         if kind == COLUMN:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .board import Board
-from .cards import DECK_SIZE, RANK_OF, RED_OF, SUIT_OF, make_card
+from .cards import DECK_SIZE, RANK_OF, SUIT_OF, make_card
 from .errors import NotationError
 from .inputs import quote
 from .notation import CELL, COLUMN, FOUNDATION, Move, parse_move, solution_tokens
-from .position import KING, IllegalMove, Position, expansion_counts, supermove_limit
+from .position import GOES_ON, KING, IllegalMove, Position, expansion_counts, malformed, supermove_limit
 from .scoring import score
 from .variant import Build, EmptyColumn, SequenceMoves, Variant
 
@@ -64,16 +65,11 @@ _CODED: dict[str | Move, tuple[int, int, int, int, int | None]] = {}
 
 def _coded(item: str | Move) -> tuple[int, int, int, int, int | None]:
     """`item` as the fast replay reads it; NotationError if it is no move (a Move built
-    by hand with an unknown kind, a negative index or a count that is not a whole number
-    of cards is left to check() too)."""
+    by hand that `malformed` finds fault with is left to check(), which says why)."""
     move = item if isinstance(item, Move) else parse_move(item)
-    count = move.count
-    odd_count = count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1)
-    odd_place = (
-        move.source_kind not in _KIND_CODES or move.dest_kind not in _KIND_CODES or min(move.source, move.dest) < 0
-    )
-    if odd_count or odd_place:
-        raise NotationError(f"{move!r} is not a move the fast replay reads")
+    reason = malformed(move)
+    if reason is not None:
+        raise NotationError(reason)
     code = _CODED[item] = (
         _KIND_CODES[move.source_kind],
         move.source,
@@ -84,32 +80,14 @@ def _coded(item: str | Move) -> tuple[int, int, int, int, int | None]:
     return code
 
 
-def _fits_table(suited: bool) -> tuple[frozenset[int], ...]:
-    """For each card, the cards it may be placed on in a column: one rank higher, of the
-    same suit or of the other colour (none for a king)."""
-
-    def goes_on(card: int) -> frozenset[int]:
-        rank, suit = RANK_OF[card], SUIT_OF[card]
-        if rank == KING:
-            return frozenset()
-        suits = [suit] if suited else [s for s in range(4) if RED_OF[make_card(1, s)] != RED_OF[card]]
-        return frozenset(make_card(rank + 1, s) for s in suits)
-
-    return tuple(goes_on(card) for card in range(DECK_SIZE))
-
-
-_GOES_ON = {False: _fits_table(False), True: _fits_table(True)}
-
-
-@dataclass
-class _Tally:
+class _Tally(NamedTuple):
     """What the fast replay counted: the moves it played and what replay() reports of them."""
 
-    played: int = 0
-    multi: int = 0
-    card_moves: int = 0
-    out_of_cells: int = 0
-    taken_back: int = 0
+    played: int
+    multi: int
+    card_moves: int
+    out_of_cells: int
+    taken_back: int
 
 
 def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _Tally:
@@ -127,13 +105,12 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
     """
     columns, cells, home = board.columns, board.cells, board.foundations
     n_columns, n_cells = len(columns), len(cells)
-    goes_on = _GOES_ON[variant.build is Build.SUIT]
+    goes_on = GOES_ON[variant.build is Build.SUIT]
     kings_only = variant.empty_column is EmptyColumn.KINGS
     takeback = variant.takeback
     single_moves_only = variant.sequence_moves is SequenceMoves.SINGLE
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     coded = _CODED.get
-    tally = _Tally()
     played = multi = card_moves = out_of_cells = taken_back = 0
     for item in items:
         code = coded(item)
@@ -157,7 +134,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
                     break
                 card = in_cell
             else:
-                if not takeback or source >= 4 or home[source] == 0 or dest_kind == _FOUNDATION:
+                if not takeback or home[source] == 0 or dest_kind == _FOUNDATION:
                     break
                 card = make_card(home[source], source)
             if dest_kind == _FOUNDATION:
@@ -229,9 +206,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
             del columns[source][-count:]
             multi += 1
         played += 1
-    tally.played, tally.multi, tally.card_moves = played, multi, card_moves
-    tally.out_of_cells, tally.taken_back = out_of_cells, taken_back
-    return tally
+    return _Tally(played, multi, card_moves, out_of_cells, taken_back)
 
 
 def _is_run(cards: list[int], goes_on: tuple[frozenset[int], ...]) -> bool:
