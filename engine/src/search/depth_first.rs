@@ -519,7 +519,6 @@ fn push_frame(
             leave_card_just_moved(generated, into);
         }
     }
-    child.clone_from(state);
     keyed.clear();
     // How a child ranks among its siblings: its position's score, then the kind of move.
     let order_key = |child: &Position, played: &[Played], m: Move, child_fp: u128| {
@@ -528,7 +527,25 @@ fn push_frame(
     // A pass that gives up soon (`cap`) has a small store, and most children are new:
     // each is ranked as it is made, rather than played a second time.
     let rank_now = ranked && how.cap.is_some() && generated.len() > 1;
+    // Where nothing but a child's fingerprint is needed now, a move of one card with no
+    // automatic move after it is not played: its fingerprint follows from this
+    // position's (`fingerprint_of_quiet_move`). The others are played on `child`, a
+    // copy of this position made only when one is needed.
+    let quiet = !rank_now && gate.is_none();
+    let mut child_ready = false;
     for &m in generated.iter() {
+        if quiet {
+            if let Some(child_fp) = state.fingerprint_of_quiet_move(rules, hashes, m) {
+                debug_assert_eq!(child_fp, played_fingerprint(state, hashes, rules, m));
+                seen.prefetch(child_fp);
+                keyed.push((0, (0, 0), m, child_fp));
+                continue;
+            }
+        }
+        if !child_ready {
+            child.clone_from(state);
+            child_ready = true;
+        }
         play_with_autoplay(child, rules, m, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         if let Some(gate) = gate.as_deref_mut() {
@@ -550,6 +567,9 @@ fn push_frame(
     keyed.retain(|k| seen.insert_reserved(k.3));
     if keyed.len() > 1 && ranked {
         if !rank_now {
+            if !child_ready {
+                child.clone_from(state);
+            }
             // Only the new positions are ranked, each played again: in a large proof a
             // position has about one new child for several seen ones, and one child
             // needs no order.
@@ -564,6 +584,14 @@ fn push_frame(
     let begin = moves.len() as u32;
     moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
     frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
+}
+
+/// The fingerprint of the position `m` leads to from `state`, found by playing it (what
+/// `fingerprint_of_quiet_move` is held to in debug builds).
+fn played_fingerprint(state: &Position, hashes: &Hashes, rules: &Variant, m: Move) -> u128 {
+    let (mut child, mut played) = (state.clone(), vec![]);
+    play_with_autoplay(&mut child, rules, m, &mut played);
+    child.fingerprint_after(state, hashes, &played)
 }
 
 /// The pseudo-random part of a child's score in a shaken pass (`shake_seed`), drawn
