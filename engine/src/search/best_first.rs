@@ -1,8 +1,5 @@
 //! Best-first search: a strategy's open list of positions, most promising first.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::moves::{home_moves, play_moves};
 use crate::position::{Move, Played, Position};
 use crate::variant::Variant;
@@ -92,7 +89,10 @@ pub(super) struct Frontier {
     /// node's position is rebuilt from its parent's when it comes off the open list.
     states: Vec<Position>,
     played: Vec<Played>,
-    open: BinaryHeap<(Reverse<i32>, u32)>,
+    open: OpenList,
+    /// The fingerprints of the children of the node being expanded (a buffer kept
+    /// from node to node).
+    child_fingerprints: Vec<u128>,
     pub(super) seen: FingerprintSet,
     /// Do not move the card just moved on again by itself (`leave_card_just_moved`): for the
     /// strategies that skip no move, the same positions with fewer moves looked at.
@@ -112,18 +112,28 @@ impl Frontier {
         let fingerprint = root.fingerprint(rules);
         let mut seen = FingerprintSet::new(max_memory);
         let _ = seen.insert(fingerprint);
-        let mut open = BinaryHeap::new();
-        open.push((Reverse(score(root, rules, &weights)), 0u32));
+        let mut open = OpenList::default();
+        open.push(score(root, rules, &weights), 0);
         let nodes = vec![Node { state: 0, parent: u32::MAX, moves_at: 0, moves_len: 0, depth: 0 }];
         let rest_last_card = !keep_runs;
-        Frontier { weights, keep_runs, nodes, states: vec![root.clone()], played: vec![], open, seen, rest_last_card }
+        Frontier {
+            weights,
+            keep_runs,
+            nodes,
+            states: vec![root.clone()],
+            played: vec![],
+            open,
+            child_fingerprints: vec![],
+            seen,
+            rest_last_card,
+        }
     }
 
     pub(super) fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.states.capacity() * std::mem::size_of::<Position>()
             + self.played.capacity() * std::mem::size_of::<Played>()
-            + self.open.capacity() * std::mem::size_of::<(Reverse<i32>, u32)>()
+            + self.open.bytes()
             + self.seen.bytes()
     }
 
@@ -132,7 +142,7 @@ impl Frontier {
     }
 
     pub(super) fn step(&mut self, rules: &Variant, meter: &mut Meter, moves: &mut Vec<Move>) -> Result<Step, Limit> {
-        let Some((_, id)) = self.open.pop() else { return Ok(Step::Exhausted) };
+        let Some(id) = self.open.pop() else { return Ok(Step::Exhausted) };
         let depth = self.nodes[id as usize].depth;
         if let Some(limit) = meter.tick(depth) {
             return Err(limit);
@@ -157,38 +167,60 @@ impl Frontier {
             let at = node.moves_at as usize;
             leave_card_just_moved(moves, &self.played[at..at + usize::from(node.moves_len)]);
         }
-        // Each move is tried on one scratch copy and undone; only new positions are kept.
+        // First every child's fingerprint, its store line asked for at once: in a store
+        // of millions each look-up is a trip to memory, and one after another they would
+        // each be waited for. A move of one card with no automatic move after it is not
+        // even played (`fingerprint_of_quiet_move`); the others are tried on one scratch
+        // copy and undone.
         let mut played = Vec::with_capacity(8);
-        let scorer = ChildScorer::new(&scratch, rules, &self.weights);
         let hashes = parent.hashes(rules);
+        self.child_fingerprints.clear();
         for &m in moves.iter() {
-            played.clear();
-            played.push(scratch.play(m));
-            scratch.autoplay_after(rules, m, &mut played);
-            let fingerprint = scratch.fingerprint_after(parent, &hashes, &played);
+            let fingerprint = parent.fingerprint_of_quiet_move(rules, &hashes, m).unwrap_or_else(|| {
+                played.clear();
+                played.push(scratch.play(m));
+                scratch.autoplay_after(rules, m, &mut played);
+                let fingerprint = scratch.fingerprint_after(parent, &hashes, &played);
+                for &p in played.iter().rev() {
+                    scratch.undo(p);
+                }
+                fingerprint
+            });
+            self.seen.prefetch(fingerprint);
+            self.child_fingerprints.push(fingerprint);
+        }
+        // Then, in the same order, each is stored if new, and only the new ones are
+        // played to be weighed.
+        let scorer = ChildScorer::new(&scratch, rules, &self.weights);
+        for (&m, &fingerprint) in moves.iter().zip(&self.child_fingerprints) {
             let fresh = match self.seen.insert(fingerprint) {
                 Ok(fresh) => fresh,
                 Err(OutOfMemory) => return Ok(Step::OutOfMemory),
             };
-            if fresh {
-                let won = scratch.is_won();
-                // Adding the depth keeps the search from wandering down long plateaus.
-                let priority =
-                    scorer.score(&scratch, &played, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
-                self.nodes.push(Node {
-                    state: NOT_EXPANDED,
-                    parent: id,
-                    moves_at: self.played.len() as u32,
-                    moves_len: played.len() as u8,
-                    depth: depth + 1,
-                });
-                self.played.extend_from_slice(&played);
-                let child_id = (self.nodes.len() - 1) as u32;
-                if won {
-                    return Ok(Step::Won(self.path_to(child_id)));
-                }
-                self.open.push((Reverse(priority), child_id));
+            if !fresh {
+                continue;
             }
+            played.clear();
+            played.push(scratch.play(m));
+            scratch.autoplay_after(rules, m, &mut played);
+            debug_assert_eq!(fingerprint, scratch.fingerprint_after(parent, &hashes, &played));
+            let won = scratch.is_won();
+            // Adding the depth keeps the search from wandering down long plateaus.
+            let priority =
+                scorer.score(&scratch, &played, rules, &self.weights) + self.weights.depth * (depth as i32 + 1);
+            self.nodes.push(Node {
+                state: NOT_EXPANDED,
+                parent: id,
+                moves_at: self.played.len() as u32,
+                moves_len: played.len() as u8,
+                depth: depth + 1,
+            });
+            self.played.extend_from_slice(&played);
+            let child_id = (self.nodes.len() - 1) as u32;
+            if won {
+                return Ok(Step::Won(self.path_to(child_id)));
+            }
+            self.open.push(priority, child_id);
             for &p in played.iter().rev() {
                 scratch.undo(p);
             }
@@ -208,6 +240,65 @@ impl Frontier {
         segments.into_iter().rev().flatten().copied().collect()
     }
 }
+
+/// A best-first search's open list: node ids by priority, the lowest first, and among
+/// equal priorities the newest first. Priorities are small integers (a score plus a
+/// multiple of the depth), so it keeps a stack of ids per priority: a push or a pop
+/// touches one stack's end, where a binary heap of millions of entries went down a
+/// dozen levels, most of them trips to memory. Ids grow as nodes are made, so this
+/// order is exactly the one a max-heap of (Reverse(priority), id) gave.
+#[derive(Default)]
+struct OpenList {
+    /// The priority of `stacks[0]`.
+    base: i32,
+    stacks: Vec<Vec<u32>>,
+    /// No stack below this one holds an id.
+    lowest: usize,
+    len: usize,
+    /// The stacks' capacity, in bytes.
+    stack_bytes: usize,
+}
+
+impl OpenList {
+    fn push(&mut self, priority: i32, id: u32) {
+        if self.stacks.is_empty() {
+            self.base = priority;
+        } else if priority < self.base {
+            let below = (self.base - priority) as usize;
+            self.stacks.splice(0..0, (0..below).map(|_| Vec::new()));
+            self.base = priority;
+            self.lowest += below;
+        }
+        let i = (priority - self.base) as usize;
+        if i >= self.stacks.len() {
+            self.stacks.resize_with(i + 1, Vec::new);
+        }
+        let stack = &mut self.stacks[i];
+        let capacity = stack.capacity();
+        stack.push(id);
+        self.stack_bytes += (stack.capacity() - capacity) * std::mem::size_of::<u32>();
+        if self.len == 0 || i < self.lowest {
+            self.lowest = i;
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        while self.stacks[self.lowest].is_empty() {
+            self.lowest += 1;
+        }
+        self.len -= 1;
+        self.stacks[self.lowest].pop()
+    }
+
+    fn bytes(&self) -> usize {
+        self.stack_bytes + self.stacks.capacity() * std::mem::size_of::<Vec<u32>>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +307,32 @@ mod tests {
     fn a_best_first_node_not_expanded_is_a_small_record() {
         // Most best-first nodes are never expanded: their size is the pass's memory.
         assert_eq!(std::mem::size_of::<Node>(), 20);
+    }
+
+    #[test]
+    fn the_open_list_pops_in_the_order_of_a_heap_of_priority_then_newest() {
+        // The order the open list replaced: a max-heap of (Reverse(priority), id).
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let (mut open, mut heap) = (OpenList::default(), BinaryHeap::new());
+        let mut x = 12345u64;
+        let mut next_id = 0u32;
+        for round in 0..20_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Mostly pushes, some pops; priorities wander, below the first one too.
+            if (x >> 60) < 11 || heap.is_empty() {
+                let priority = ((x >> 33) % 300) as i32 - 100 + round / 200;
+                open.push(priority, next_id);
+                heap.push((Reverse(priority), next_id));
+                next_id += 1;
+            } else {
+                assert_eq!(open.pop(), heap.pop().map(|(_, id)| id));
+            }
+        }
+        while let Some((_, id)) = heap.pop() {
+            assert_eq!(open.pop(), Some(id));
+        }
+        assert_eq!(open.pop(), None);
+        assert!(open.bytes() > 0);
     }
 }
