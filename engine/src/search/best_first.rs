@@ -5,6 +5,7 @@ use crate::position::{Move, Played, Position};
 use crate::variant::Variant;
 use crate::visited::{FingerprintSet, OutOfMemory};
 
+use super::depth_first::{play_with_autoplay, undo_to};
 use super::meter::Meter;
 use super::score::{score, ChildScorer, Weights};
 use super::{leave_card_just_moved, Limit};
@@ -177,13 +178,9 @@ impl Frontier {
         self.child_fingerprints.clear();
         for &m in moves.iter() {
             let fingerprint = parent.fingerprint_of_quiet_move(rules, &hashes, m).unwrap_or_else(|| {
-                played.clear();
-                played.push(scratch.play(m));
-                scratch.autoplay_after(rules, m, &mut played);
+                play_with_autoplay(&mut scratch, rules, m, &mut played);
                 let fingerprint = scratch.fingerprint_after(parent, &hashes, &played);
-                for &p in played.iter().rev() {
-                    scratch.undo(p);
-                }
+                undo_to(&mut scratch, &mut played, 0);
                 fingerprint
             });
             self.seen.prefetch(fingerprint);
@@ -200,9 +197,7 @@ impl Frontier {
             if !fresh {
                 continue;
             }
-            played.clear();
-            played.push(scratch.play(m));
-            scratch.autoplay_after(rules, m, &mut played);
+            play_with_autoplay(&mut scratch, rules, m, &mut played);
             debug_assert_eq!(fingerprint, scratch.fingerprint_after(parent, &hashes, &played));
             let won = scratch.is_won();
             // Adding the depth keeps the search from wandering down long plateaus.
@@ -221,9 +216,7 @@ impl Frontier {
                 return Ok(Step::Won(self.path_to(child_id)));
             }
             self.open.push(priority, child_id);
-            for &p in played.iter().rev() {
-                scratch.undo(p);
-            }
+            undo_to(&mut scratch, &mut played, 0);
         }
         Ok(Step::Expanded)
     }
