@@ -527,18 +527,27 @@ fn push_frame(
     // A pass that gives up soon (`cap`) has a small store, and most children are new:
     // each is ranked as it is made, rather than played a second time.
     let rank_now = ranked && how.cap.is_some() && generated.len() > 1;
-    // Where nothing but a child's fingerprint is needed now, a move of one card with no
-    // automatic move after it is not played: its fingerprint follows from this
-    // position's (`fingerprint_of_quiet_move`). The others are played on `child`, a
-    // copy of this position made only when one is needed.
-    let quiet = !rank_now && gate.is_none();
+    // A move with no card sent home and no automatic move after it is not played: its
+    // child's fingerprint follows from this position's (`fingerprint_of_quiet_move`),
+    // and so does its score where it is ranked now (`score_of_quiet_move`; a card taken
+    // back off a foundation changes every column's score, and is played). The others
+    // are played on `child`, a copy of this position made only when one is needed.
+    let quiet = gate.is_none();
+    let free = if rank_now { (state.empty_cells(rules), state.empty_columns(rules)) } else { (0, 0) };
     let mut child_ready = false;
     for &m in generated.iter() {
-        if quiet {
+        if quiet && !(rank_now && matches!(m.from, Place::Foundation(_))) {
             if let Some(child_fp) = state.fingerprint_of_quiet_move(rules, hashes, m) {
                 debug_assert_eq!(child_fp, played_fingerprint(state, hashes, rules, m));
                 seen.prefetch(child_fp);
-                keyed.push((0, (0, 0), m, child_fp));
+                let (score, tie) = if rank_now {
+                    let score = scorer.score_of_quiet_move(state, m, free, rules, &how.weights);
+                    debug_assert_eq!(score, played_score(state, scorer, rules, &how.weights, m));
+                    (score + shake(how, child_fp), priority(state, m))
+                } else {
+                    (0, (0, 0))
+                };
+                keyed.push((score, tie, m, child_fp));
                 continue;
             }
         }
@@ -592,6 +601,14 @@ fn played_fingerprint(state: &Position, hashes: &Hashes, rules: &Variant, m: Mov
     let (mut child, mut played) = (state.clone(), vec![]);
     play_with_autoplay(&mut child, rules, m, &mut played);
     child.fingerprint_after(state, hashes, &played)
+}
+
+/// The score of the position `m` leads to from `state`, found by playing it (what
+/// `score_of_quiet_move` is held to in debug builds).
+fn played_score(state: &Position, scorer: &ChildScorer, rules: &Variant, w: &Weights, m: Move) -> i32 {
+    let (mut child, mut played) = (state.clone(), vec![]);
+    play_with_autoplay(&mut child, rules, m, &mut played);
+    scorer.score(&child, &played, rules, w)
 }
 
 /// The pseudo-random part of a child's score in a shaken pass (`shake_seed`), drawn
