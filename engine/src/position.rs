@@ -926,24 +926,11 @@ mod tests {
     fn a_quiet_moves_fingerprint_is_its_played_childs() {
         let (mut quiet, mut quiet_runs, mut declined) = (0, 0, 0);
         let mut rng = 0x51E7_u64;
-        for rules in [
-            Variant::FREECELL,
-            Variant::FREECELL.with_cells(1),
-            Variant::FREECELL.with_cells(0),
-            Variant { same_suit: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { kings_only: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { takeback: true, ..Variant::FREECELL.with_cells(2) },
-        ] {
+        for rules in crate::testdata::walk_rules() {
             for _ in 0..20 {
-                let mut s = ms1();
-                for _ in 0..200 {
-                    let mut moves = vec![];
-                    crate::moves::generate(&s, &rules, true, &mut moves);
-                    if moves.is_empty() {
-                        break;
-                    }
+                crate::testdata::random_walk(&rules, 200, &mut rng, |s, moves| {
                     let h = s.hashes(&rules);
-                    for &m in &moves {
+                    for &m in moves {
                         let mut child = s.clone();
                         let mut played = vec![child.play(m)];
                         child.autoplay_after(&rules, m, &mut played);
@@ -961,11 +948,7 @@ mod tests {
                             None => {}
                         }
                     }
-                    rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
-                    let m = moves[(rng >> 8) as usize % moves.len()];
-                    let mut played = vec![s.play(m)];
-                    s.autoplay_after(&rules, m, &mut played);
-                }
+                });
             }
         }
         assert!(

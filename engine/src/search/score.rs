@@ -180,39 +180,24 @@ impl ChildScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::moves::generate;
-    use crate::position::fmix64;
-    use crate::testdata::{columns, MS1};
+    use crate::testdata::{random_walk, walk_rules};
 
-    /// Along random walks under several rules and both weightings the quick passes and
-    /// best-first use, every move `fingerprint_of_quiet_move` answers (but a card taken
-    /// back, which is played) scores without being played exactly what its played child
-    /// scores.
+    /// Along random walks under several rules and the three weightings best-first and
+    /// the depth-first passes use, every move `fingerprint_of_quiet_move` answers (but a
+    /// card taken back, which is played) scores without being played exactly what its
+    /// played child scores.
     #[test]
     fn a_quiet_moves_score_is_its_played_childs() {
         let mut checked = 0;
         let mut rng = 0x5C0E_u64;
-        for rules in [
-            Variant::FREECELL,
-            Variant::FREECELL.with_cells(1),
-            Variant::FREECELL.with_cells(0),
-            Variant { same_suit: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { kings_only: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { takeback: true, ..Variant::FREECELL.with_cells(2) },
-        ] {
+        for rules in walk_rules() {
             for strategy in &super::super::best_first::PORTFOLIO {
                 let w = &strategy.weights;
                 for _ in 0..10 {
-                    let mut s = Position::new(&Variant::FREECELL, &columns(MS1), &[None; 4], [0; 4]).unwrap();
-                    for _ in 0..200 {
-                        let mut moves = vec![];
-                        generate(&s, &rules, true, &mut moves);
-                        if moves.is_empty() {
-                            break;
-                        }
-                        let (h, scorer) = (s.hashes(&rules), ChildScorer::new(&s, &rules, w));
+                    random_walk(&rules, 200, &mut rng, |s, moves| {
+                        let (h, scorer) = (s.hashes(&rules), ChildScorer::new(s, &rules, w));
                         let free = (s.empty_cells(&rules), s.empty_columns(&rules));
-                        for &m in &moves {
+                        for &m in moves {
                             if matches!(m.from, Place::Foundation(_))
                                 || s.fingerprint_of_quiet_move(&rules, &h, m).is_none()
                             {
@@ -223,14 +208,10 @@ mod tests {
                             child.autoplay_after(&rules, m, &mut played);
                             let expected = scorer.score(&child, &played, &rules, w);
                             assert_eq!(expected, score(&child, &rules, w), "{m}");
-                            assert_eq!(scorer.score_of_quiet_move(&s, m, free, &rules, w), expected, "{m}");
+                            assert_eq!(scorer.score_of_quiet_move(s, m, free, &rules, w), expected, "{m}");
                             checked += 1;
                         }
-                        rng = fmix64(rng.wrapping_add(0x9E37_79B9_7F4A_7C15));
-                        let m = moves[(rng >> 8) as usize % moves.len()];
-                        let mut played = vec![s.play(m)];
-                        s.autoplay_after(&rules, m, &mut played);
-                    }
+                    });
                 }
             }
         }
