@@ -5,9 +5,16 @@ dataset directory: the pool, the engine, the referee's replay of every solution,
 the proof for every unsolvable deal, and the Parquet writes. fc-solve's side is
 its range solver (Debian freecell-solver-bin) on equal slices of the range, as many
 processes as our workers, with its preset. With --repeat N both run N times,
-alternating, and medians are shown. Example:
+alternating, and medians are shown. With --baseline-engine, the same sweep also runs
+on another build of the engine (the package as installed, its engine module swapped
+for the given one), taking turns with the other two, so that old and new are
+measured in the same minutes of a noisy machine. Examples:
 
   python scripts/bench_sweep.py --deals 1-32000 --cells 4 --workers 2 --repeat 3
+
+  git worktree add /tmp/old HEAD~1 && (cd /tmp/old && maturin build --release -o /tmp/old-wheel)
+  unzip -o -d /tmp/old-engine /tmp/old-wheel/*.whl 'fcanalyze/_engine*'
+  python scripts/bench_sweep.py --repeat 3 --baseline-engine /tmp/old-engine/fcanalyze/_engine.abi3.so
 """
 
 from __future__ import annotations
@@ -34,7 +41,22 @@ FIGURES = re.compile(
 )
 
 
-def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
+def package_with_engine(engine: Path) -> Path:
+    """A copy of the installed fcanalyze package whose engine module is `engine`, in a
+    fresh directory from which `python -m fcanalyze` imports it (its working directory
+    comes first on the module path)."""
+    import fcanalyze
+
+    root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
+    package = root / "fcanalyze"
+    shutil.copytree(Path(fcanalyze.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    for module in package.glob("_engine*.so"):
+        module.unlink()
+    shutil.copy(engine, package / engine.name)
+    return root
+
+
+def run_sweep(lo: int, hi: int, cells: int, workers: int, cwd: Path | None = None) -> dict:
     out = Path(tempfile.mkdtemp(prefix="bench-sweep-")) / "ds"
     command = [
         sys.executable,
@@ -55,7 +77,7 @@ def run_sweep(lo: int, hi: int, cells: int, workers: int) -> dict:
     ]
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL, text=True)
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL, text=True, cwd=cwd)
         # wait4's usage covers the sweep and the workers it waited for: ru_maxrss is the
         # largest resident set among them, as the OS counted it.
         _, status, usage = os.wait4(process.pid, 0)
@@ -87,13 +109,26 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fc-solve", dest="preset", default="-l cm", help="fc-solve preset and options")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--baseline-engine",
+        type=Path,
+        metavar="SO_FILE",
+        help="also run the sweep with this engine module (an _engine*.so built from another commit), in turns",
+    )
     args = parser.parse_args()
     lo, hi = map(int, args.deals.split("-"))
+    if args.baseline_engine is not None and not args.baseline_engine.is_file():
+        parser.error(f"--baseline-engine: no such file: {args.baseline_engine}")
+    baseline_root = package_with_engine(args.baseline_engine) if args.baseline_engine else None
 
-    ours, theirs = [], []
+    ours, baseline, theirs = [], [], []
     for _ in range(args.repeat):
         ours.append(run_sweep(lo, hi, args.cells, args.workers))
+        if baseline_root is not None:
+            baseline.append(run_sweep(lo, hi, args.cells, args.workers, cwd=baseline_root))
         theirs.append(run_fcsolve(lo, hi, args.cells, args.workers, args.preset))
+    if baseline_root is not None:
+        shutil.rmtree(baseline_root)
     o_wall = statistics.median(r["wall"] for r in ours)
     t_wall = statistics.median(r["wall"] for r in theirs)
     print(
@@ -106,7 +141,16 @@ def main() -> None:
     )
     t_counts = ", ".join(f"{k} {v}" for k, v in theirs[-1]["counts"].items())
     print(f"{'fc-solve ' + args.preset:26}{t_wall:9.2f} s  {t_counts}")
+    if baseline:
+        b_wall = statistics.median(r["wall"] for r in baseline)
+        b_engine = statistics.median(r["inner"]["engine"] for r in baseline)
+        print(
+            f"{'baseline engine':26}{b_wall:9.2f} s  {baseline[-1]['counts']}  (the sweep with "
+            f"{args.baseline_engine}; its engine {b_engine:.2f} s of worker time)"
+        )
     print(f"ratio fcanalyze / fc-solve: {o_wall / t_wall:.2f}x wall time")
+    if baseline:
+        print(f"ratio baseline / fc-solve: {b_wall / t_wall:.2f}x; fcanalyze / baseline: {o_wall / b_wall:.2f}x")
     print(
         f"peak RSS of one process (as the OS counts it): fcanalyze {max(r['peak_rss'] for r in ours) / 2**20:.0f} MiB; "
         f"largest peak_memory of a job (the engine's own count): {max(r['peak_memory'] for r in ours) / 2**20:.1f} MiB"
