@@ -35,9 +35,14 @@ pub(super) fn score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
 /// The terms of the score that do not belong to one column.
 #[inline]
 fn global_score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
-    w.out * (Card::COUNT - s.cards_home()) as i32
-        - w.cell * s.empty_cells(rules) as i32
-        - w.column * s.empty_columns(rules) as i32
+    global_terms(s.cards_home(), s.empty_cells(rules) as i32, s.empty_columns(rules) as i32, w)
+}
+
+/// `global_score` of a position with `cards_home` cards home and that many empty cells
+/// and columns.
+#[inline]
+fn global_terms(cards_home: usize, empty_cells: i32, empty_columns: i32, w: &Weights) -> i32 {
+    w.out * (Card::COUNT - cards_home) as i32 - w.cell * empty_cells - w.column * empty_columns
 }
 
 /// One column's part of the score, given what is home.
@@ -152,8 +157,8 @@ impl ChildScorer {
             Place::Cell(_) => cells -= 1,
             Place::Home | Place::Foundation(_) => unreachable!("a quiet move sends no card home"),
         }
-        let out = Card::COUNT as i32 - self.home.iter().map(|&h| i32::from(h)).sum::<i32>();
-        total + w.out * out - w.cell * cells - w.column * columns
+        // No card goes home: the parent's cards home are the child's.
+        total + global_terms(parent.cards_home(), cells, columns, w)
     }
 
     pub(super) fn score(&self, child: &Position, played: &[Played], rules: &Variant, w: &Weights) -> i32 {
