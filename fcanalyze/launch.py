@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import sys
 
@@ -29,5 +30,10 @@ def main() -> None:
         from .cli import main as run
     except KeyboardInterrupt:
         sys.stderr.write("Aborted.\n")
-        sys.exit(INTERRUPTED)
+        sys.stderr.flush()
+        # Nothing is open yet to unwind. And a Ctrl-C that lands while an extension
+        # module runs its own start-up code through CPython's PyRun_String leaves
+        # CPython's "unhandled KeyboardInterrupt" mark set even though it is caught
+        # here: sys.exit would then end the process by SIGINT, not with this status.
+        os._exit(INTERRUPTED)
     run()
