@@ -79,32 +79,6 @@ pub(super) const PORTFOLIO: [Strategy; 3] = [
     },
 ];
 
-/// The first strategy's weights with one free cell or none, where free space is scarcer
-/// and worth more: an empty cell or column counts twice as much against the cards still
-/// out, disorder half as much, and a card covering the card after next counts a little.
-/// Tuned on the 160 one-cell wins of 1 to 44 s in the full table (the strategy alone,
-/// 300,000 nodes each: 133 found, not 114, half of them within 56,000 nodes, not
-/// 133,000), and held to deals 4001..8000, none of them among those: their 801 searched
-/// 1-cell wins took 66.2 million nodes, not 98.1 million (88 s, not 122, side by side
-/// in turns), and their 2,334 lost jobs as much as before. 20752 with 1 cell, which the
-/// 45-second default left undecided, is won in 1.2 s; 12284 with 1 cell, which only the
-/// old first strategy's burst had found (17 s), now needs more than 45 s. With two
-/// cells the same weights took 12% fewer nodes on the wins but no less time (their
-/// positions have more moves to weigh), so two cells or more keep PORTFOLIO's.
-const FEW_CELLS_FIRST: Weights =
-    Weights { out: 8, buried: 4, buried_next: 2, disorder: 4, under_run: 0, cell: 24, column: 48, depth: 4 };
-
-/// The strategies a job under `rules` runs side by side: PORTFOLIO, with its first
-/// strategy weighted FEW_CELLS_FIRST when there is one free cell or none. Weights only
-/// order the search: the first strategy still skips no move.
-pub(super) fn portfolio(rules: &Variant) -> [Strategy; 3] {
-    let mut strategies = PORTFOLIO;
-    if rules.cells <= 1 {
-        strategies[0].weights = FEW_CELLS_FIRST;
-    }
-    strategies
-}
-
 const NOT_EXPANDED: u32 = u32::MAX;
 
 /// One best-first search: its nodes, its open list and the positions it has seen.

@@ -276,13 +276,13 @@ pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card:
     })
 }
 
-/// The first best-first strategy (which skips no move) under `rules` alone, to the end,
-/// from `start` after its safe foundation moves: its verdict and the positions it stored.
+/// The first best-first strategy (which skips no move) alone, to the end, from `start`
+/// after its safe foundation moves: its verdict and the positions it stored.
 #[cfg(test)]
 pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
-    use best_first::{portfolio, Frontier, Step};
+    use best_first::{Frontier, Step, PORTFOLIO};
     one_pass_to_the_end(start, rules, |root, meter| {
-        let mut frontier = Frontier::new(root, rules, portfolio(rules)[0], Budget::default().max_memory);
+        let mut frontier = Frontier::new(root, rules, PORTFOLIO[0], Budget::default().max_memory);
         assert!(!frontier.keep_runs, "the first strategy skips no move");
         frontier.rest_last_card = rest_last_card;
         let mut moves = vec![];

@@ -187,8 +187,8 @@ mod tests {
     use super::*;
     use crate::testdata::{random_walk, walk_rules};
 
-    /// Along random walks under several rules and the weightings best-first and the
-    /// depth-first passes use under them, every move `fingerprint_of_quiet_move` answers (but a
+    /// Along random walks under several rules and the three weightings best-first and
+    /// the depth-first passes use, every move `fingerprint_of_quiet_move` answers (but a
     /// card taken back, which is played) scores without being played exactly what its
     /// played child scores.
     #[test]
@@ -196,7 +196,7 @@ mod tests {
         let mut checked = 0;
         let mut rng = 0x5C0E_u64;
         for rules in walk_rules() {
-            for strategy in &super::super::best_first::portfolio(&rules) {
+            for strategy in &super::super::best_first::PORTFOLIO {
                 let w = &strategy.weights;
                 for _ in 0..10 {
                     random_walk(&rules, 200, &mut rng, |s, moves| {

@@ -3,7 +3,7 @@
 use crate::position::Position;
 use crate::variant::Variant;
 
-use super::best_first::{portfolio, Frontier, Step};
+use super::best_first::{Frontier, Step, PORTFOLIO};
 use super::depth_first::{DepthFirst, DepthFirstSearch};
 use super::meter::{Meter, CHECK_EVERY};
 use super::{Limit, Pass, Status};
@@ -149,11 +149,10 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     // Half the budget at most for best-first, a sixteenth for the restarts while they
     // run; the exhaustive pass has the rest, and all of it once the others are done.
     let best_first_bytes = budget / 2;
-    let portfolio = portfolio(rules);
-    let per_strategy = best_first_bytes / portfolio.len();
+    let per_strategy = best_first_bytes / PORTFOLIO.len();
     let mut restarts = Restarts::new(schedule.restart_every, budget);
     let mut frontiers: Vec<Frontier> =
-        portfolio[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
+        PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
     let mut exhaustive: Option<DepthFirstSearch> = None;
     let mut moves = Vec::with_capacity(64);
     // Positions stored by best-first searches that ended.
@@ -250,7 +249,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= schedule.late_join_states))
         {
             frontiers
-                .extend(portfolio[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
+                .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
             exhaustive = Some(DepthFirstSearch::new(
                 root,
                 rules,
