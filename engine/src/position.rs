@@ -192,46 +192,44 @@ impl PartialEq for Position {
 
 impl Eq for Position {}
 
-/// Bytes of a packed position: the column lengths, the cells, the foundations, then
-/// every column's cards one after another (52 at most, whatever the variant).
-const PACKED_BYTES: usize = MAX_COLUMNS + MAX_CELLS + 4 + Card::COUNT;
-
 /// A position in 74 bytes rather than a `Position`'s 282, for the best-first pass, which
 /// keeps one for every node it expands: millions, whose pages the kernel must also zero
 /// before they are first written. The same cards in the same places: columns and cells
-/// keep their real slots, which the solution refers to.
+/// keep their real slots, which the solution refers to; the columns' cards lie one
+/// column after another in `cards` (52 at most, whatever the variant).
 #[derive(Clone, Copy)]
-pub struct PackedPosition([u8; PACKED_BYTES]);
+pub struct PackedPosition {
+    lens: [u8; MAX_COLUMNS],
+    cells: [u8; MAX_CELLS],
+    home: [u8; 4],
+    cards: [u8; Card::COUNT],
+}
 
 impl Position {
     pub fn pack(&self) -> PackedPosition {
-        let mut bytes = [0u8; PACKED_BYTES];
-        bytes[..MAX_COLUMNS].copy_from_slice(&self.lens);
-        bytes[MAX_COLUMNS..MAX_COLUMNS + MAX_CELLS].copy_from_slice(&self.cells);
-        bytes[MAX_COLUMNS + MAX_CELLS..][..4].copy_from_slice(&self.home);
-        let mut at = MAX_COLUMNS + MAX_CELLS + 4;
+        let mut cards = [0u8; Card::COUNT];
+        let mut at = 0;
         for col in 0..MAX_COLUMNS {
-            let cards = self.column(col);
-            bytes[at..at + cards.len()].copy_from_slice(cards);
-            at += cards.len();
+            let column = self.column(col);
+            cards[at..at + column.len()].copy_from_slice(column);
+            at += column.len();
         }
-        PackedPosition(bytes)
+        PackedPosition { lens: self.lens, cells: self.cells, home: self.home, cards }
     }
 }
 
 impl PackedPosition {
     pub fn unpack(&self) -> Position {
-        let b = &self.0;
         let mut s = Position {
             cols: [[NO_CARD; MAX_HEIGHT]; MAX_COLUMNS],
-            lens: b[..MAX_COLUMNS].try_into().unwrap_or_else(|_| unreachable!()),
-            cells: b[MAX_COLUMNS..MAX_COLUMNS + MAX_CELLS].try_into().unwrap_or_else(|_| unreachable!()),
-            home: b[MAX_COLUMNS + MAX_CELLS..][..4].try_into().unwrap_or_else(|_| unreachable!()),
+            lens: self.lens,
+            cells: self.cells,
+            home: self.home,
         };
-        let mut at = MAX_COLUMNS + MAX_CELLS + 4;
+        let mut at = 0;
         for col in 0..MAX_COLUMNS {
             let n = s.len(col);
-            s.cols[col][..n].copy_from_slice(&b[at..at + n]);
+            s.cols[col][..n].copy_from_slice(&self.cards[at..at + n]);
             at += n;
         }
         s
@@ -970,6 +968,7 @@ mod tests {
     /// equals the original, fingerprint and every column, cell and foundation.
     #[test]
     fn a_packed_position_unpacks_to_the_same_cards_in_the_same_places() {
+        assert_eq!(std::mem::size_of::<PackedPosition>(), 74);
         let check = |s: &Position, rules: &Variant| {
             let back = s.pack().unpack();
             assert_eq!(&back, s);
