@@ -25,13 +25,15 @@ MIN_MEMORY = 1 << 20
 
 # The defaults, for `solve` and for each job of a sweep. 8 GiB lets two workers share a
 # 24 GiB machine (a sweep lowers it to fit its workers in this machine's memory); it is
-# also the engine's own default (a test holds the two together). 45 s decides all but
-# 15 of the 160,000 classic jobs at 0 to 4 cells (30 s left 25): past about 40 million
-# positions (30 million with 2 cells or more), some 35 s, the engine counts a job as
-# hard and gives best-first, which finds some deep wins in seconds, a larger share
-# (engine/src/search/settle.rs).
+# also the engine's own default (a test holds the two together). 90 s leaves 8 of the
+# 160,000 classic jobs at 0 to 4 cells unknown, and the whole table takes 25 minutes on
+# 2 cores; 45 s left 13 in 22.5 minutes (the 5 it missed need 51 to 68 s), 30 s left
+# 25. Of the 8, five need some 95 to 170 s, three proofs of 0.67 to 3.1 billion
+# positions. Past about 40 million positions (30 million with 2 cells or more), some
+# 30 s, the engine counts a job as hard and gives best-first, which finds some deep
+# wins in seconds, a larger share (engine/src/search/settle.rs).
 DEFAULT_MAX_MEMORY = 8 << 30
-DEFAULT_MAX_SECONDS = 45.0
+DEFAULT_MAX_SECONDS = 90.0
 
 # The free space a layered proof leaves on its disk when --max-disk is given.
 KEEP_FREE_GIVEN = 1 << 30

@@ -626,7 +626,7 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     default=None,
     help="After the sweep, run the jobs still without a verdict again with twice the time "
     "budget, then twice that, and so on up to SECONDS a job, each round replacing their rows "
-    "(as --retry-unknown does). Like --escalate 600: every job gets 45 s, the hard few up to 600.",
+    "(as --retry-unknown does). Like --escalate 600: every job gets 90 s, the hard few up to 600.",
 )
 @click.option(
     "--scheduler",

@@ -621,7 +621,7 @@ class Report:
                 f"Undecided jobs ({len(self.undecided):,}"
                 + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
                 + "): rerun them with a bigger budget, e.g. the sweep's command with "
-                "--retry-unknown --max-seconds 300",
+                "--retry-unknown --max-seconds 360",
                 text_table(shown),
             ]
         if len(self.published):

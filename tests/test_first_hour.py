@@ -30,7 +30,7 @@ def test_no_command_prints_the_plain_help(run_cli):
         (["solve", "--max-seconds", "5", "-5"], "deal number -5 is out of range"),
         (["lookup", "-5"], "deal number -5 is out of range"),
         (["deal", "-5"], "deal number -5 is out of range"),
-        (["sweep", "--escalate", "30"], "--escalate 30 must be above --max-seconds (45)"),
+        (["sweep", "--escalate", "30"], "--escalate 30 must be above --max-seconds (90)"),
         (["sweep", "--max-seconds", "0", "--escalate", "30"], "--escalate 30 must be above --max-seconds (no limit)"),
     ],
 )
@@ -79,7 +79,7 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
     out = tmp_path / "u"
     result = run_cli("sweep", "-d", "1-20", "-k", "2", "--max-nodes", "300", "-o", out, "--no-progress", "-j", "1")
     assert result.exit_code == 0
-    assert f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --retry-unknown --max-seconds 300" in result.stdout
+    assert f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --retry-unknown --max-seconds 360" in result.stdout
     assert "'fcanalyze report" in result.stdout
     # With no --cells, the suggestion names the cell counts the sweep chose.
     out = tmp_path / "sh"

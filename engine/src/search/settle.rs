@@ -20,8 +20,9 @@ const BEST_FIRST_STATES: usize = 3_000_000;
 /// with 2 cells in 17 s. But in most jobs best-first's time is spent in vain, and a
 /// lost proof needs every node the budget allows, so until then it keeps its small
 /// share. A 30-second job expands at most 38 million on this project's machines, so
-/// the sweeps' default of 45 s leaves the hard ones some 10 s of it; a node count
-/// rather than a time keeps every search repeatable.
+/// a hard one turns hard with most of the sweeps' default of 90 s still to come (45 s
+/// when this was tuned: some 10 s of it); a node count rather than a time keeps every
+/// search repeatable.
 const HARD_AFTER_NODES: u64 = 40_000_000;
 /// The same with two cells or more, where the jobs past 30 million nodes are few (8 of
 /// 32,000 with 2 cells in the full table) and the wins among them are mostly best-first's:
