@@ -175,7 +175,7 @@ class Budgets:
             raise FcanalyzeError("--layered needs --spill-dir: a layered proof keeps its later layers in files there")
 
     def text(self) -> str:
-        """As the dataset's `budgets` column records it: `max_nodes=none,max_seconds=30,max_memory=...`."""
+        """As the dataset's `budgets` column records it: `max_nodes=none,max_seconds=90,max_memory=...`."""
         return _budgets_text(self)
 
 

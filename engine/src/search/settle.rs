@@ -22,7 +22,10 @@ const BEST_FIRST_STATES: usize = 3_000_000;
 /// share. A 30-second job expands at most 38 million on this project's machines, so
 /// a hard one turns hard with most of the sweeps' default of 90 s still to come (45 s
 /// when this was tuned: some 10 s of it); a node count rather than a time keeps every
-/// search repeatable.
+/// search repeatable. With 90 s, waking at 60 million was tried, one build per core, on
+/// the eight 1-cell jobs of the full table decided past 40 million: 361.6 s, not 356.4.
+/// A lost proof past 72 million pays for the hunt all the same, only later, and 20752
+/// with 1 cell, which the hunt wins, took 53.6 s, not 36.0.
 const HARD_AFTER_NODES: u64 = 40_000_000;
 /// The same with two cells or more, where the jobs past 30 million nodes are few (8 of
 /// 32,000 with 2 cells in the full table) and the wins among them are mostly best-first's:
@@ -33,7 +36,7 @@ const HARD_AFTER_NODES: u64 = 40_000_000;
 /// Side by side, six 2-cell jobs of 25 to 49 million nodes took 165.8 s, against 171.4 s.
 /// (Measured on FreeCell; the other variants with two cells or more follow it.) With one
 /// cell, lost proofs of 30 to 45 million positions are common: woken at 35 million,
-/// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default.
+/// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default of then.
 const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
 /// Node expansions, from the hard point on, for which best-first has its larger share;
 /// then it ends, and the exhaustive pass goes on alone with the whole memory budget.
@@ -41,7 +44,7 @@ const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
 /// million nodes in, 17760 with 2 cells 8.9 million, 20752 with 1 cell 8.3 million. A
 /// lost proof pays for every node of it: while best-first hunts with all its
 /// strategies, the exhaustive pass has about 40% of the time. Measured side by side
-/// (one build per core) on five lost 1-cell jobs the default 45 s does not decide,
+/// (one build per core) on five lost 1-cell jobs the default of then, 45 s, did not decide,
 /// whose proofs take 57 to 80 million positions: 357.1 s, not 402.7 (26030 70.3 s, not
 /// 86.8; 27708 89.6 s, not 106.1). The deep wins above are found at the same node.
 const HARD_FOR_NODES: u64 = 12_000_000;
