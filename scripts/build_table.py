@@ -5,7 +5,7 @@ The table is exactly what this command decides, with fcanalyze's default budgets
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep
 
 (a resumable dataset; rerun it and it finishes what is left), then, for the jobs
-whose default time budget ran out (45 s a job; the file shipped was begun with 30 s),
+whose default time budget ran out (90 s a job; the file shipped was begun with 30 s),
 
     fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep --retry-unknown --max-seconds 200
 
