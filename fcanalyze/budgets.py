@@ -35,6 +35,13 @@ MIN_MEMORY = 1 << 20
 DEFAULT_MAX_MEMORY = 8 << 30
 DEFAULT_MAX_SECONDS = 90.0
 
+
+def retry_seconds(seconds: float | None) -> float:
+    """The time budget to suggest for rerunning jobs that ran out of `seconds` (None: the
+    sweep had no time limit): four times as much, and at least 300 s."""
+    return max(300.0, 4 * (seconds or 0))
+
+
 # The free space a layered proof leaves on its disk when --max-disk is given.
 KEEP_FREE_GIVEN = 1 << 30
 

@@ -20,6 +20,7 @@ from .budgets import (
     check_seconds,
     kept_proofs,
     parse_memory,
+    retry_seconds,
 )
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError, NotationError
@@ -709,8 +710,7 @@ def sweep(
                 retry += [flag, str(value)]
         if layered:
             retry += ["--layered"]
-        longer = max(300.0, 4 * (seconds or 0))
-        retry += ["--retry-unknown", "--max-seconds", f"{longer:g}"]
+        retry += ["--retry-unknown", "--max-seconds", f"{retry_seconds(seconds):g}"]
         click.echo(
             f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
             f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "

@@ -13,6 +13,7 @@ from typing import cast
 import pandas as pd
 import pyarrow as pa
 
+from .budgets import DEFAULT_MAX_SECONDS, retry_seconds
 from .errors import FcanalyzeError
 from .outputs import percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
@@ -621,7 +622,7 @@ class Report:
                 f"Undecided jobs ({len(self.undecided):,}"
                 + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
                 + "): rerun them with a bigger budget, e.g. the sweep's command with "
-                "--retry-unknown --max-seconds 360",
+                f"--retry-unknown --max-seconds {retry_seconds(DEFAULT_MAX_SECONDS):g}",
                 text_table(shown),
             ]
         if len(self.published):
