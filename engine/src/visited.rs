@@ -1,6 +1,7 @@
 //! The visited-position store: 128-bit fingerprints in an open-addressing table under a byte budget.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use crate::slots::{footprint, slots_within, Slots};
 
@@ -43,6 +44,10 @@ pub struct FingerprintSet {
     /// The most this table and the others have held together, the moment of growth
     /// included.
     peak: usize,
+    /// Seconds the last growth took per slot of the table it grew from (0 before any):
+    /// a growth of a table of gigabytes takes seconds, which a search near its deadline
+    /// should not start (`growth_seconds`).
+    growth_seconds_per_slot: f64,
 }
 
 /// The store would need more memory than its budget allows.
@@ -209,6 +214,7 @@ impl FingerprintSet {
             max_bytes,
             others: 0,
             peak,
+            growth_seconds_per_slot: 0.0,
         }
     }
 
@@ -388,6 +394,23 @@ impl FingerprintSet {
         let _ = slot;
     }
 
+    /// Whether making room for `more` more fingerprints would grow the table first.
+    pub fn must_grow_for(&self, more: usize) -> bool {
+        !self.has_room(more, GROW_PAST)
+    }
+
+    /// About how long the next growth takes: the last one's time per slot, for this
+    /// table's slots (0 before any growth, when the table is small).
+    pub fn growth_seconds(&self) -> f64 {
+        self.growth_seconds_per_slot * self.capacity as f64
+    }
+
+    /// Makes the next growth look `seconds_per_slot` slow, as if the last had been.
+    #[cfg(test)]
+    pub fn pretend_growth_takes(&mut self, seconds_per_slot: f64) {
+        self.growth_seconds_per_slot = seconds_per_slot;
+    }
+
     /// Makes room for `more` insertions by `insert_reserved`, growing now if need be.
     pub fn reserve(&mut self, more: usize) -> Result<(), OutOfMemory> {
         while !self.has_room(more, GROW_PAST) {
@@ -475,6 +498,7 @@ impl FingerprintSet {
         };
         debug_assert!(packing.is_none_or(|p| (p.min_capacity()..=p.max_capacity()).contains(&capacity)));
         self.peak = self.peak.max(self.bytes_growing_to(capacity, packing) + self.others);
+        let (began, old_capacity) = (Instant::now(), self.capacity);
         let (old_slots, old_packing, old_width) = (self.slot_count(), self.packing, width_of(self.capacity));
         if !self.slots.grow(words(capacity + TAIL, packing).max(self.slots.len())) {
             return Err(OutOfMemory);
@@ -526,6 +550,7 @@ impl FingerprintSet {
         for fp in moved_last {
             self.place(fp);
         }
+        self.growth_seconds_per_slot = began.elapsed().as_secs_f64() / old_capacity as f64;
         Ok(())
     }
 }
@@ -622,6 +647,25 @@ mod tests {
         }
         assert_eq!(small.len(), i as usize);
         assert!((0..i).all(|j| small.contains(key(j))) && small.peak_bytes() <= 200_000);
+    }
+
+    #[test]
+    fn the_next_growth_is_foreseen_and_timed() {
+        let mut set = FingerprintSet::new(1 << 30);
+        assert_eq!(set.growth_seconds(), 0.0, "no growth timed yet");
+        let mut fp = 0u128;
+        while !set.must_grow_for(1) {
+            fp += 1;
+            set.reserve(1).unwrap();
+            assert!(set.insert_reserved(fp.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)));
+        }
+        // Exactly when it says so, making room grows the table, and the time is kept.
+        let capacity = set.capacity;
+        set.reserve(1).unwrap();
+        assert_eq!(set.capacity, 2 * capacity);
+        assert!(!set.must_grow_for(1));
+        assert!(set.growth_seconds() > 0.0);
+        assert_eq!(set.growth_seconds(), set.growth_seconds_per_slot * (2 * capacity) as f64);
     }
 
     #[test]

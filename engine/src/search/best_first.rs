@@ -172,6 +172,11 @@ impl Frontier {
             let at = node.moves_at as usize;
             leave_card_just_moved(moves, &self.played[at..at + usize::from(node.moves_len)]);
         }
+        // A growth that would end past the deadline ends the search now (as in the
+        // exhaustive pass, `DepthFirstSearch::step`).
+        if self.seen.must_grow_for(moves.len()) && !meter.has_time_for(self.seen.growth_seconds()) {
+            return Err(Limit::Seconds);
+        }
         // First every child's fingerprint, its store line asked for at once: in a store
         // of millions each look-up is a trip to memory, and one after another they would
         // each be waited for. A move of one card with no automatic move after it is not

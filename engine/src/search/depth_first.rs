@@ -189,7 +189,7 @@ pub(super) fn depth_first(root: &Position, rules: &Variant, meter: &mut Meter, h
 
 /// More moves than a position has (8 cells and 10 columns give fewer than 200), and more
 /// cards than one move and its automatic moves can play.
-const MAX_LEVEL_MOVES: usize = 256;
+pub(super) const MAX_LEVEL_MOVES: usize = 256;
 const DECK: usize = 52;
 
 /// A depth-first pass that runs a node at a time, so that it can share a core with
@@ -429,6 +429,12 @@ impl DepthFirstSearch {
                     // stored, and only trying its move expands it.
                     return Some(self.out_of_memory(mark, meter));
                 }
+            }
+            // A store of gigabytes takes seconds to grow, and the clock is only read
+            // between nodes: a growth that would end past the deadline ends the pass now,
+            // as the deadline would just after it, without the time or the memory.
+            if self.seen.must_grow_for(MAX_LEVEL_MOVES) && !meter.has_time_for(self.seen.growth_seconds()) {
+                return Some(Pass::Settled(Status::Unknown(Limit::Seconds), vec![], self.seen.len()));
             }
             // Room for the child's own children, made before they are generated: a refusal
             // leaves the pass as it was.

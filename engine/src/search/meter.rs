@@ -47,6 +47,11 @@ impl<'a> Meter<'a> {
         None
     }
 
+    /// Whether `seconds` of work started now would end within the time budget.
+    pub(super) fn has_time_for(&self, seconds: f64) -> bool {
+        self.start.elapsed().as_secs_f64() + seconds < self.budget.max_seconds
+    }
+
     pub(super) fn note_memory(&mut self, bytes: usize) {
         self.peak_memory = self.peak_memory.max(bytes);
     }

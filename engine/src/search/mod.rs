@@ -352,6 +352,7 @@ mod tests {
     use crate::position::Place;
     use crate::testdata::{columns, MS1, MS11982};
     use crate::variant::SequenceMoves;
+    use depth_first::DepthFirstSearch;
 
     /// Replays a solution with the engine's own move checks (the Python referee is the
     /// independent judge; this only guards the engine's bookkeeping).
@@ -427,6 +428,43 @@ mod tests {
         let out = solve(&s, &rules, Budget { max_seconds: f64::INFINITY, ..Budget::default() }, &mut stop);
         // Polled only every 100 ms: a search that ends sooner is not interrupted.
         assert!(matches!(out.status, Status::Unknown(Limit::Interrupted) | Status::Unsolvable));
+    }
+
+    #[test]
+    fn a_growth_that_would_end_past_the_deadline_is_not_begun() {
+        // Deal 11982's proof grows the exhaustive pass's store several times. Once it has
+        // grown, make the next growth look a second a slot: hours, past an hour's budget.
+        let rules = Variant::FREECELL;
+        let mut root = Position::new(&rules, &columns(MS11982), &[None; 4], [0; 4]).unwrap();
+        root.autoplay(&rules, &mut vec![]);
+        let hour = Budget { max_seconds: 3600.0, ..Budget::default() };
+        for slow in [false, true] {
+            let mut search = DepthFirstSearch::new(&root, &rules, DepthFirst::EXHAUSTIVE, hour.max_memory);
+            let mut never = || false;
+            let mut meter = Meter::new(hour, Instant::now(), &mut never);
+            let (mut grown, mut bytes) = (false, search.seen.bytes());
+            let status = loop {
+                if let Some(pass) = search.step(&rules, &mut meter) {
+                    break pass;
+                }
+                if !grown && search.seen.bytes() > bytes {
+                    (grown, bytes) = (true, search.seen.bytes());
+                    if slow {
+                        search.seen.pretend_growth_takes(1.0);
+                    }
+                }
+            };
+            let Pass::Settled(status, ..) = status else { unreachable!("the exhaustive pass settles") };
+            if slow {
+                // It stops, as the deadline would have stopped it, without the memory.
+                assert_eq!(status, Status::Unknown(Limit::Seconds));
+                assert_eq!(search.seen.bytes(), bytes, "the store did not grow again");
+                assert!(search.seen.must_grow_for(depth_first::MAX_LEVEL_MOVES));
+            } else {
+                assert_eq!(status, Status::Unsolvable);
+                assert!(search.seen.bytes() > 4 * bytes, "the proof grows its store more");
+            }
+        }
     }
 
     #[test]
