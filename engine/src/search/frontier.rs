@@ -175,6 +175,11 @@ fn search(
             // does not say which it was.
             moves.clear();
             generate(&s, rules, false, &mut moves);
+            // A growth of the store that would end past the deadline is not begun (as
+            // in the exhaustive pass, `DepthFirstSearch::step`).
+            if next.must_grow_for(moves.len()) && !meter.has_time_for(next.growth_seconds()) {
+                return Err(stop(Limit::Seconds, stored));
+            }
             let hashes = s.hashes(rules);
             child.clone_from(&s);
             let others = before.bytes() + current.bytes() + gate.bytes();
