@@ -44,6 +44,13 @@ class DealSpans:
         for lo, hi in self.spans:
             yield from range(lo, hi + 1)
 
+    def position(self, deal: int) -> int:
+        """Where `deal` is in the list the spans stand for (`self[position] == deal`)."""
+        i = bisect.bisect_right(self._firsts, deal) - 1
+        if i < 0 or deal > self.spans[i][1]:
+            raise ValueError(f"deal {deal} is not in the spans")
+        return self._starts[i] + deal - self.spans[i][0]
+
     def within(self, first: int, last: int) -> list[tuple[int, int]]:
         """The spans' parts inside first..last."""
         i = max(0, bisect.bisect_right(self._firsts, first) - 1)
@@ -74,6 +81,11 @@ class JobSpace:
     def key(self, index: int) -> Key:
         which, position = divmod(index, len(self.deals))
         return (self.deals[position], self.variant, self.cells[which])
+
+    def index(self, key: Key) -> int:
+        """The index of job `key`, which must be in the space (`key(index) == key`)."""
+        deal, _, cells = key
+        return self.cells.index(cells) * len(self.deals) + self.deals.position(deal)
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, tuple) or len(key) != 3:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -26,6 +27,12 @@ TAKEBACK_TABLE_NAME = "microsoft-32000-takeback.parquet"
 TAKEBACK_CELLS = (4, 2, 1)
 # The tables by the variant whose rows they hold.
 TABLE_NAMES = {CLASSIC: TABLE_NAME, TAKEBACK: TAKEBACK_TABLE_NAME}
+
+
+# Jobs whose search took at least this many positions, some 15 s and more on this
+# project's machines: long enough that where a sweep runs them decides whether every
+# worker stays busy to its end (`long_jobs`).
+LONG_JOB_NODES = 20_000_000
 
 
 def table_path(variant: str = CLASSIC) -> Path:
@@ -148,3 +155,20 @@ def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counte
             if (deal, cells) in wanted and status in (SOLVED, UNSOLVABLE):
                 counts[status] += 1
     return counts
+
+
+@functools.cache
+def long_jobs(variant: str) -> dict[tuple[int, int], int]:
+    """The jobs of `variant`'s shipped table whose search took at least LONG_JOB_NODES
+    positions there, as (deal, cells) -> positions; empty for a variant without a
+    table, or a table that is missing. A sweep starts these first (sweep/queue.py):
+    only the order of its jobs depends on it, never a verdict."""
+    file = table_path(variant) if variant in TABLE_NAMES else None
+    if file is None or not file.is_file():
+        return {}
+    rows = pq.read_table(
+        file,
+        columns=["deal", "cells", "nodes"],
+        filters=[("variant", "=", variant), ("nodes", ">=", LONG_JOB_NODES)],
+    ).to_pydict()
+    return {(deal, cells): nodes for deal, cells, nodes in zip(rows["deal"], rows["cells"], rows["nodes"])}

@@ -222,6 +222,67 @@ def test_a_chunk_sent_to_a_worker_that_just_died_goes_back_to_the_queue(tmp_path
     pool._stop_workers([worker])
 
 
+def _queue(deals: str, cells: list[int], kept=None, recorded=None):
+    from fcanalyze.budgets import Budgets
+    from fcanalyze.sweep.queue import JobQueue
+    from fcanalyze.variant import Variant
+
+    rules = Variant.parse("freecell", cells=max(cells))
+    space = JobSpace(DealSpans(parse_deal_spans(deals)), cells, rules.name)
+    recorded = {} if recorded is None else recorded
+    queue = JobQueue(space, rules, Budgets(), "host", kept or {}, recorded, set(), lambda row: None, len(space))
+    return space, queue
+
+
+def test_the_jobs_the_table_knows_to_be_long_go_first_each_alone():
+    # Deals 1..1000 with 2 cells: the shipped table took 3.0 billion positions for 982
+    # and 38 million for 267; every other job under 20 million.
+    space, queue = _queue("1-1000", [2])
+    assert {space.key(i)[0] for i in queue.long} == {982, 267}
+    assert [job[1] for job in queue.next_chunk(50)] == [982]
+    assert [job[1] for job in queue.next_chunk(50)] == [267]
+    handed = []
+    while chunk := queue.next_chunk(50):
+        assert not any(queue.is_long(index) for index, _, _ in chunk)
+        handed += [deal for _, deal, _ in chunk]
+    # The cursor passes over them; every other job comes once, in order.
+    assert handed == [d for d in range(1, 1001) if d not in (267, 982)]
+    assert queue.left() == 0 and not queue.has_pending()
+    # One the dataset has already is not handed out again.
+    _, queue = _queue("1-1000", [2], kept={(982, "freecell", 2): "unknown"})
+    assert [job[1] for job in queue.next_chunk(50)] == [267]
+
+
+def test_a_long_job_still_waits_for_its_verdict_with_more_cells_then_goes_alone():
+    recorded: dict = {}
+    space, queue = _queue("975-990", [4, 2], recorded=recorded)
+    chunks = []
+    while queue.has_work():
+        chunk = queue.next_chunk(6)
+        assert chunk, "jobs wait only for jobs handed out"
+        chunks.append(chunk)
+        for index, _, _ in chunk:
+            key = space.key(index)
+            recorded[key] = "solved"
+            queue.recorded_row(key)
+    flat = [(deal, cells) for chunk in chunks for _, deal, cells in chunk]
+    assert sorted(flat) == sorted((d, c) for d in range(975, 991) for c in (4, 2))
+    alone = [chunk for chunk in chunks if any(deal == 982 and cells == 2 for _, deal, cells in chunk)]
+    assert len(alone) == 1 and len(alone[0]) == 1
+    assert flat.index((982, 4)) < flat.index((982, 2))
+
+
+def test_no_job_waits_behind_a_long_one(tmp_path):
+    # 982 with 2 cells runs its 3 s; the pool sends its worker nothing more meanwhile,
+    # so the 39 other jobs (some 0.2 s in all) all end on the other worker before it.
+    out = sweep("961-1000", cells=2, out=tmp_path / "ds", workers=2, max_seconds=3)
+    table = read_dataset(out).to_pylist()
+    assert len(table) == 40
+    long = next(r for r in table if r["deal"] == 982)
+    assert long["status"] == "unknown" and long["limit"] == "seconds"
+    assert all(r["finished_at"] < long["finished_at"] for r in table if r["deal"] != 982)
+
+
 def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch):
     import fcanalyze.sweep.rows as sweep_module
     from fcanalyze.solving import EngineError

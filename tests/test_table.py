@@ -14,7 +14,16 @@ from fcanalyze import Variant, microsoft_deal
 from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from fcanalyze.referee import replay
 from fcanalyze.store import SCHEMA, read_dataset
-from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK, lookup, settled_in_table, table_path
+from fcanalyze.table import (
+    LONG_JOB_NODES,
+    MACHINE_COLUMNS,
+    TABLE_CELLS,
+    TAKEBACK,
+    long_jobs,
+    lookup,
+    settled_in_table,
+    table_path,
+)
 
 pytestmark = pytest.mark.skipif(not table_path().is_file(), reason="the deal table is not built")
 
@@ -149,6 +158,15 @@ def test_the_tables_say_how_they_settle_a_sweeps_undecided_jobs(table):
     outside = [(40_000, "freecell", 4), (982, "bakers-game", 2), (982, "freecell", 5), (982, TAKEBACK, 2)]
     assert lookup(982, variant=TAKEBACK).verdicts[2].status == "unknown"
     assert settled_in_table(outside) == {}
+
+
+def test_the_long_jobs_a_sweep_starts_first_are_the_tables_searches_of_20_million_or_more(table):
+    rows = table.select(["deal", "cells", "nodes"]).to_pylist()
+    expected = {(r["deal"], r["cells"]): r["nodes"] for r in rows if (r["nodes"] or 0) >= LONG_JOB_NODES}
+    assert long_jobs("freecell") == expected
+    assert long_jobs("freecell")[(982, 2)] > 3_000_000_000 and (1, 4) not in long_jobs("freecell")
+    assert all(cells in (1, 2) for _, cells in expected)
+    assert (267, 2) in long_jobs(TAKEBACK) and long_jobs("bakers-game") == {}
 
 
 def test_a_sweep_that_leaves_jobs_undecided_says_what_the_table_knows_of_them(run_cli, tmp_path):

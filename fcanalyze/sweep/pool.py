@@ -84,6 +84,9 @@ class _Worker:
     chunk_size: int = 1
     # Job indices sent and not yet answered, in the order the worker runs them.
     outstanding: collections.deque = field(default_factory=collections.deque)
+    # Those of them the queue knows to be long (`JobQueue.is_long`): while there are
+    # any, the worker is sent nothing more, which would only wait behind them.
+    long: set = field(default_factory=set)
 
 
 class Pool:
@@ -109,7 +112,7 @@ class Pool:
                 for w in workers:
                     # Chunks wait in the pipe, so no worker idles between chunks or while
                     # the caller writes Parquet.
-                    if len(w.outstanding) < 2 * w.chunk_size and queue.has_pending():
+                    if len(w.outstanding) < 2 * w.chunk_size and not w.long and queue.has_pending():
                         self._send_chunk(w, queue)
                 # Idle workers and jobs still to look for: look again at once.
                 idle = queue.has_pending() and not all(w.outstanding for w in workers)
@@ -155,6 +158,7 @@ class Pool:
             queue.give_back([index for index, _, _ in chunk])
             return
         w.outstanding.extend(index for index, _, _ in chunk)
+        w.long.update(index for index, _, _ in chunk if queue.is_long(index))
 
     def _receive(self, w: _Worker, batch: list[Row]) -> bool:
         """Takes every result the worker has sent; False if the worker has died."""
@@ -165,6 +169,7 @@ class Pool:
                     expected = w.outstanding.popleft()
                     if expected != index:  # pragma: no cover - a bug in this module
                         raise RuntimeError(f"worker answered job {index}, expected {expected}")
+                    w.long.discard(index)
                     batch.append(row)
         except (EOFError, OSError):
             return False

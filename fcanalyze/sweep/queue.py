@@ -1,4 +1,4 @@
-"""The order jobs run in: the most cells first, each deal's job waiting for its verdict with more cells."""
+"""The order jobs run in: the most cells first, each deal's job waiting for its verdict with more cells, the known long jobs first of all."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ..budgets import Budgets
 from ..jobs import JobSpace, Key
 from ..status import UNSOLVABLE
 from ..store import Row
+from ..table import long_jobs
 from ..variant import MAX_CELLS, Variant
 from .rows import implied_row
 
@@ -29,6 +30,12 @@ class JobQueue:
     that skips the jobs the dataset already has. A job whose deal is still being
     decided with more cells waits for that verdict; one whose deal is proved
     unsolvable with more cells is settled here, without a search, by `record`.
+
+    The jobs the shipped table knows to be long (`table.long_jobs`) are handed out
+    first, longest first (once the jobs they wait for are done), each in a chunk of
+    its own: a job of a minute or more that came up near the end of a sweep would run
+    on alone while the other workers had nothing left to do. Only the order depends on
+    the table; every job is still searched.
 
     `kept` is the dataset's status per key; `recorded` the status of every job this
     run has recorded (the caller's, kept up to date); `redo` the statuses whose rows
@@ -65,6 +72,18 @@ class JobQueue:
         self.waiting: dict[Key, list[int]] = {}
         self._cells_above = {k: [c for c in space.cells if c > k] for k in space.cells}
         self.to_run = to_run
+        # The long jobs of this space (`is_long`), and the open ones, to go first: the
+        # most cells first (the jobs with fewer wait for them), then the longest.
+        long_keys = [
+            ((deal, space.variant, cells), nodes)
+            for (deal, cells), nodes in long_jobs(space.variant).items()
+            if (deal, space.variant, cells) in space
+        ]
+        long_keys.sort(key=lambda kn: (-kn[0][2], -kn[1], kn[0][0]))
+        self.long = {space.index(key) for key, _ in long_keys}
+        self.long_first = collections.deque(space.index(key) for key, _ in long_keys if self.is_open(key))
+        # Those handed out before the cursor reached them: it passes over them.
+        self.taken_first: set[int] = set()
 
     def is_open(self, key: Key) -> bool:
         """A job of this sweep that has no row yet from this run, nor a kept one from before."""
@@ -75,7 +94,12 @@ class JobQueue:
 
     def has_pending(self) -> bool:
         """Jobs not yet handed out remain (some may turn out to be done or implied)."""
-        return bool(self.requeued) or self.cursor < len(self.space)
+        return bool(self.requeued) or bool(self.long_first) or self.cursor < len(self.space)
+
+    def is_long(self, index: int) -> bool:
+        """A job the shipped table knows to be long: a worker given one is sent nothing
+        more until it is done (pool.py), so that no job waits behind it."""
+        return index in self.long
 
     def has_work(self) -> bool:
         """Jobs remain that are not handed out, or wait for another's verdict."""
@@ -100,16 +124,29 @@ class JobQueue:
         # sweep of millions of done jobs still checks for Ctrl-C every moment.
         skips = MAX_SKIPS_PER_CHUNK
         while len(chunk) < size and skips:
-            if self.requeued:
-                index = self.requeued.popleft()
+            if self.long_first and not chunk:
+                index = self.long_first.popleft()
+                deal, name, cells = key = self.space.key(index)
+                if not self.is_open(key):
+                    continue
+                self.taken_first.add(index)
+                self.handed_out += 1
+            elif self.requeued:
+                index = self.requeued[0]
+                if index in self.long and chunk:
+                    break  # a long job goes in a chunk of its own
+                self.requeued.popleft()
                 deal, name, cells = self.space.key(index)
             elif self.cursor < len(self.space):
                 index = self.cursor
-                self.cursor += 1
                 deal, name, cells = key = self.space.key(index)
-                if not self.is_open(key):
+                if index in self.taken_first or not self.is_open(key):
+                    self.cursor += 1
                     skips -= 1
                     continue
+                if index in self.long and chunk:
+                    break  # a long job goes in a chunk of its own
+                self.cursor += 1
                 self.handed_out += 1
             else:
                 break
@@ -123,6 +160,8 @@ class JobQueue:
                 self.waiting.setdefault(blocker, []).append(index)
                 continue
             chunk.append((index, deal, cells))
+            if index in self.long:
+                break
         return chunk
 
     def _proved_unsolvable_with_more(self, deal: int, name: str, cells: int) -> int | None:
