@@ -81,9 +81,9 @@ class JobQueue:
         ]
         long_keys.sort(key=lambda kn: (-kn[0][2], -kn[1], kn[0][0]))
         self.long = {space.index(key) for key, _ in long_keys}
+        # The cursor only moves once these are all handed out (each call takes one while
+        # its chunk is empty), so it passes over every long job: the open ones went first.
         self.long_first = collections.deque(space.index(key) for key, _ in long_keys if self.is_open(key))
-        # Those handed out before the cursor reached them: it passes over them.
-        self.taken_first: set[int] = set()
 
     def is_open(self, key: Key) -> bool:
         """A job of this sweep that has no row yet from this run, nor a kept one from before."""
@@ -126,10 +126,7 @@ class JobQueue:
         while len(chunk) < size and skips:
             if self.long_first and not chunk:
                 index = self.long_first.popleft()
-                deal, name, cells = key = self.space.key(index)
-                if not self.is_open(key):
-                    continue
-                self.taken_first.add(index)
+                deal, name, cells = self.space.key(index)
                 self.handed_out += 1
             elif self.requeued:
                 index = self.requeued[0]
@@ -139,14 +136,11 @@ class JobQueue:
                 deal, name, cells = self.space.key(index)
             elif self.cursor < len(self.space):
                 index = self.cursor
+                self.cursor += 1
                 deal, name, cells = key = self.space.key(index)
-                if index in self.taken_first or not self.is_open(key):
-                    self.cursor += 1
+                if index in self.long or not self.is_open(key):
                     skips -= 1
                     continue
-                if index in self.long and chunk:
-                    break  # a long job goes in a chunk of its own
-                self.cursor += 1
                 self.handed_out += 1
             else:
                 break

@@ -172,9 +172,7 @@ impl Frontier {
             let at = node.moves_at as usize;
             leave_card_just_moved(moves, &self.played[at..at + usize::from(node.moves_len)]);
         }
-        // A growth that would end past the deadline ends the search now (as in the
-        // exhaustive pass, `DepthFirstSearch::step`).
-        if self.seen.must_grow_for(moves.len()) && !meter.has_time_for(self.seen.growth_seconds()) {
+        if meter.no_time_to_grow(&self.seen, moves.len()) {
             return Err(Limit::Seconds);
         }
         // First every child's fingerprint, its store line asked for at once: in a store

@@ -430,10 +430,7 @@ impl DepthFirstSearch {
                     return Some(self.out_of_memory(mark, meter));
                 }
             }
-            // A store of gigabytes takes seconds to grow, and the clock is only read
-            // between nodes: a growth that would end past the deadline ends the pass now,
-            // as the deadline would just after it, without the time or the memory.
-            if self.seen.must_grow_for(MAX_LEVEL_MOVES) && !meter.has_time_for(self.seen.growth_seconds()) {
+            if meter.no_time_to_grow(&self.seen, MAX_LEVEL_MOVES) {
                 return Some(Pass::Settled(Status::Unknown(Limit::Seconds), vec![], self.seen.len()));
             }
             // Room for the child's own children, made before they are generated: a refusal

@@ -175,9 +175,7 @@ fn search(
             // does not say which it was.
             moves.clear();
             generate(&s, rules, false, &mut moves);
-            // A growth of the store that would end past the deadline is not begun (as
-            // in the exhaustive pass, `DepthFirstSearch::step`).
-            if next.must_grow_for(moves.len()) && !meter.has_time_for(next.growth_seconds()) {
+            if meter.no_time_to_grow(&next, moves.len()) {
                 return Err(stop(Limit::Seconds, stored));
             }
             let hashes = s.hashes(rules);

@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Budget, Limit};
+use crate::visited::FingerprintSet;
 
 /// How often budgets and interrupts are checked, in nodes.
 pub(super) const CHECK_EVERY: u64 = 1024;
@@ -47,9 +48,15 @@ impl<'a> Meter<'a> {
         None
     }
 
-    /// Whether `seconds` of work started now would end within the time budget.
-    pub(super) fn has_time_for(&self, seconds: f64) -> bool {
-        self.start.elapsed().as_secs_f64() + seconds < self.budget.max_seconds
+    /// Whether making room for `more` fingerprints in `seen` would grow it, and the
+    /// growth (as long as its last one foretells) would end past the time budget. A
+    /// store of gigabytes takes seconds to grow and the clock is only read between
+    /// nodes: such a growth ends the search now, with `Limit::Seconds`, as the deadline
+    /// would just after it, without the time or the memory. Every search that stores
+    /// positions asks this before it grows its store.
+    pub(super) fn no_time_to_grow(&self, seen: &FingerprintSet, more: usize) -> bool {
+        seen.must_grow_for(more)
+            && self.start.elapsed().as_secs_f64() + seen.growth_seconds() >= self.budget.max_seconds
     }
 
     pub(super) fn note_memory(&mut self, bytes: usize) {
