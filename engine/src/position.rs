@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::card::Card;
-use crate::variant::{Variant, MAX_CELLS, MAX_COLUMNS};
+use crate::variant::{Variant, MAX_CELLS, MAX_COLUMNS, NO_PARENT};
 
 /// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top. A
 /// board whose columns could grow past it is refused when the position is built.
@@ -404,6 +404,74 @@ impl Position {
         (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
     }
 
+    /// In a proof (under rules where `Variant::cell_card_returns`), with every free
+    /// cell full: the move that puts a cell card x back onto a column whose end card p
+    /// x fits on, when p can make no move (not home, not onto a card, not into an empty
+    /// column; the cells are full) and no card but x could be put on p (none at a
+    /// column's end or in another cell). Such a position is replaced by the one this
+    /// move leads to, and never stored: whatever it can do, that one can do too, or it
+    /// can put x back in the cell and then do it (docs/correctness.md, "A cell card
+    /// goes back", proves no win is lost). The first such cell, then the first such
+    /// column, is taken. None if there is none, or if a cell is free.
+    pub fn cell_card_return(&self, rules: &Variant) -> Option<Move> {
+        let (slot, column) = self.cell_card_going_back(
+            rules,
+            self.tops(rules),
+            |slot| self.cell(slot).map(|c| c.index()),
+            |i| self.column(i).last().map(|&end| (end, self.len(i))),
+        )?;
+        Some(Move::new(Place::Cell(slot as u8), Place::Column(column as u8), 1))
+    }
+
+    /// The rule of `cell_card_return` on a view of a position: `cell(slot)` gives a
+    /// cell's card, `tops` has a bit for each card at a column's end, `end(i)` gives
+    /// column i's last card and length (None when empty); the foundations are this
+    /// position's. The search also asks it about a child not yet played, seen through
+    /// its parent. The cell and the column the card goes back onto.
+    #[inline]
+    pub fn cell_card_going_back(
+        &self,
+        rules: &Variant,
+        tops: u64,
+        cell: impl Fn(usize) -> Option<u8>,
+        end: impl Fn(usize) -> Option<(u8, usize)>,
+    ) -> Option<(usize, usize)> {
+        debug_assert!(rules.cell_card_returns(), "not under take-back or relaxed runs");
+        let mut in_cells = 0u64;
+        for slot in 0..rules.cells {
+            in_cells |= 1 << cell(slot)?;
+        }
+        let is_top = |c: u8| c != NO_PARENT && tops & (1 << c) != 0;
+        let free = |c: u8| c != NO_PARENT && (tops | in_cells) & (1 << c) != 0;
+        let mut empty_column = None;
+        (0..rules.cells).find_map(|slot| {
+            let x = cell(slot)?;
+            if !rules.parents(x).into_iter().any(is_top) {
+                return None;
+            }
+            let empty_column = *empty_column.get_or_insert_with(|| (0..rules.columns).any(|i| end(i).is_none()));
+            let column = (0..rules.columns).find(|&i| {
+                let Some((p, len)) = end(i) else { return false };
+                if !rules.fits_number(x, p) || self.can_go_home(card(p)) {
+                    return false;
+                }
+                // p could move onto a card, or (not alone in its column) into an empty one.
+                let movable = rules.parents(p).into_iter().any(is_top)
+                    || (empty_column && len > 1 && rules.may_fill_empty(card(p)));
+                // Another card could go on p: one at a column's end or in another cell.
+                let wanted = rules.children(p).into_iter().any(|y| y != x && free(y));
+                !movable && !wanted
+            })?;
+            Some((slot, column))
+        })
+    }
+
+    /// The cards at the ends of the columns, a bit each (bit c for card number c).
+    #[inline]
+    pub fn tops(&self, rules: &Variant) -> u64 {
+        (0..rules.columns).filter_map(|i| self.column(i).last()).fold(0, |bits, &c| bits | 1 << c)
+    }
+
     /// How far up each foundation the cards are *settled* (`settled_heights`).
     pub fn settled_heights(&self, rules: &Variant) -> [u8; 4] {
         settled_heights(self.home, rules)
@@ -664,6 +732,35 @@ impl Position {
             Place::Home | Place::Foundation(_) => return None,
         }
         Some(fp)
+    }
+
+    /// `fingerprint_of_quiet_move` for a quiet single-card move `m` after which the
+    /// cell card `x` goes back onto column `b` (`Position::cell_card_return` of the
+    /// child): the fingerprint of the position after both, neither played.
+    #[inline]
+    pub fn fingerprint_of_quiet_move_and_return(
+        &self,
+        rules: &Variant,
+        h: &Hashes,
+        m: Move,
+        x: u8,
+        b: usize,
+    ) -> Option<u128> {
+        let fp = self.fingerprint_of_quiet_move(rules, h, m)?;
+        let t = tables();
+        let moved = self.lead_card(m).index();
+        // Column b as the move left it.
+        let (mut z, mut len) = (h.zobrist[b], self.len(b));
+        if m.from == Place::Column(b as u8) {
+            len -= 1;
+            z ^= t.column[len][usize::from(moved)];
+        }
+        if m.to == Place::Column(b as u8) {
+            z ^= t.column[len][usize::from(moved)];
+            len += 1;
+        }
+        let returned = z ^ t.column[len][usize::from(x)];
+        Some(fp.wrapping_sub(t.cell[usize::from(x)]).wrapping_sub(mix(z)).wrapping_add(mix(returned)))
     }
 
     /// `fingerprint_of_quiet_move` for a run of several cards from one column to
@@ -1210,5 +1307,60 @@ mod tests {
         assert_eq!(Move::new(Place::Column(0), Place::Home, 1).to_string(), "1h");
         assert_eq!(Move::new(Place::Foundation(3), Place::Column(2), 1).to_string(), "hs3");
         assert_eq!(Move::new(Place::Foundation(1), Place::Cell(0), 1).to_string(), "hda");
+    }
+
+    #[test]
+    fn a_cell_card_goes_back_only_onto_a_card_that_can_neither_move_nor_take_another() {
+        // Home: clubs to T, diamonds to the given height, hearts and spades to 9. JH in
+        // the cell fits on QS (column 1) and QC (buried under JS in column 3).
+        let one_cell = Variant { columns: 4, ..Variant::FREECELL.with_cells(1) };
+        let c = |t: &str| Card::parse(t).unwrap().index();
+        let at = |rules: &Variant, layout: &str, diamonds: u8| {
+            let mut cols = columns(layout);
+            cols.resize(rules.columns, vec![]);
+            Position::new(rules, &cols, &[Some(c("JH"))], [10, diamonds, 9, 9]).unwrap()
+        };
+        let back_onto = Move::new(Place::Cell(0), Place::Column(0), 1);
+        let back_onto_first = Some(back_onto);
+        // QS cannot go home (TS is not), KH is under it, KD home, JD home: JH goes back.
+        let s = at(&one_cell, "KH QS\nTH JC KC\nTS QC JS\nKS QH", 13);
+        assert_eq!(s.cell_card_return(&one_cell), back_onto_first);
+        let mut f = s.clone();
+        f.play(back_onto);
+        assert_eq!((f.cell(0), f.top(0)), (None, Card::from_index(c("JH"))));
+        // KH ends a column: QS could move onto it.
+        let s = at(&one_cell, "QS\nTH JC KC\nTS QC JS\nQH KS KH", 13);
+        assert_eq!(s.cell_card_return(&one_cell), None);
+        // JD ends a column: it could go on QS instead. Buried, it could not.
+        let s = at(&one_cell, "KH QS\nKD QD TH JC KC\nTS QC JS\nKS QH JD", 10);
+        assert_eq!(s.cell_card_return(&one_cell), None);
+        let s = at(&one_cell, "KH QS\nKD QD TH JC KC\nTS QC JS\nKS JD QH", 10);
+        assert_eq!(s.cell_card_return(&one_cell), back_onto_first);
+        // An empty column QS could go into; not under kings only. Alone in its column,
+        // moving QS there changes nothing, and it goes back again.
+        let five = Variant { columns: 5, ..one_cell };
+        let s = at(&five, "KH QS\nTH JC KC\nTS QC JS\nKS QH", 13);
+        assert_eq!(s.cell_card_return(&five), None);
+        let kings_only = Variant { kings_only: true, ..five };
+        assert_eq!(s.cell_card_return(&kings_only), back_onto_first);
+        let s = at(&five, "QS\nTH JC KC\nTS QC JS\nKS KH QH", 13);
+        assert_eq!(s.cell_card_return(&five), back_onto_first);
+        // With no card in the cell there is nothing to put back.
+        let mut cols = columns("KH QS JH\nTH JC KC\nTS QC JS\nKS QH");
+        cols.resize(4, vec![]);
+        let s = Position::new(&one_cell, &cols, &[None], [10, 13, 9, 9]).unwrap();
+        assert_eq!(s.cell_card_return(&one_cell), None);
+        // Two cells: only when both are full, and not while JD in the other cell could
+        // go on QS.
+        let two_cells = Variant { columns: 4, ..Variant::FREECELL.with_cells(2) };
+        let two = |layout: &str, other: Option<u8>| {
+            Position::new(&two_cells, &columns(layout), &[Some(c("JH")), other], [10, 10, 9, 9]).unwrap()
+        };
+        let s = two("KH QS\nKD QD TH JC KC\nTS QC JS\nJD KS QH", None);
+        assert_eq!(s.cell_card_return(&two_cells), None);
+        let s = two("KH QS\nKD QD TH JC KC\nTS QC JS\nKS QH", Some(c("JD")));
+        assert_eq!(s.cell_card_return(&two_cells), None);
+        let s = two("KH QS\nQD TH JC KC\nTS QC JS\nJD KS QH", Some(c("KD")));
+        assert_eq!(s.cell_card_return(&two_cells), back_onto_first);
     }
 }

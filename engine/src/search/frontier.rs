@@ -36,7 +36,7 @@ use super::{Limit, Status};
 
 /// Whether the frontier search may search a bucket under `rules`: whether every move
 /// that stays in its class can be taken back (see the module's comment).
-pub(super) fn applies(rules: &Variant) -> bool {
+pub(crate) fn applies(rules: &Variant) -> bool {
     !rules.kings_only && !rules.takeback
 }
 

@@ -417,8 +417,10 @@ impl Gate {
 
     /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
     /// on a higher level. Without take-back that is when a card went home or the card
-    /// moved left one it does not fit (the moves after the first all go home); under
-    /// take-back, when the count of out-of-order pairs fell.
+    /// moved left one it does not fit (the moves after the first all go home, but for a
+    /// cell card put back onto a card it fits on, `Position::cell_card_return`, which
+    /// leaves the level as it is); under take-back, when the count of out-of-order
+    /// pairs fell.
     #[inline]
     pub(super) fn rises(&self, parent: &Position, child: &Position, played: &[Played], rules: &Variant) -> bool {
         if rules.takeback {

@@ -35,6 +35,8 @@ use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
 #[cfg(test)]
+pub(crate) use frontier::applies as breadth_first_applies;
+#[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
 pub use layered::{drop_kept, Spill};
 use layered::{is_kept, layered, Layered};
@@ -268,8 +270,21 @@ enum Pass {
 /// moved on again, so tests can check that leaving it alone loses no position.
 #[cfg(test)]
 pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
+    exhaustive_pass_returning(start, rules, rest_last_card, true)
+}
+
+/// `exhaustive_pass`, and with `return_cell_card` false it also stores the positions
+/// whose cell card has to go back (`Position::cell_card_return`), so tests can check
+/// that replacing them loses no win.
+#[cfg(test)]
+pub(crate) fn exhaustive_pass_returning(
+    start: &Position,
+    rules: &Variant,
+    rest_last_card: bool,
+    return_cell_card: bool,
+) -> (Status, usize) {
     one_pass_to_the_end(start, rules, |root, meter| {
-        match depth_first(root, rules, meter, DepthFirst::exhaustive(rest_last_card)) {
+        match depth_first(root, rules, meter, DepthFirst::exhaustive(rest_last_card, return_cell_card)) {
             Pass::Settled(status, _, stored) => (status, stored),
             Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
         }
