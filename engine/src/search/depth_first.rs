@@ -65,9 +65,10 @@ struct Frame {
 }
 
 /// A move in two bytes (five bits each for where from and where to, five for the
-/// count), as the depth-first path keeps its untried moves: paths millions of levels
-/// deep hold tens of millions of them. Places are numbered columns 0..10, cells
-/// 10..18, foundations (as a take-back's source) 18..22, and 31 the foundations as a
+/// count, and the top bit set when a cell card goes back after it, `return_cell_card`),
+/// as the depth-first path keeps its untried moves: paths millions of levels deep hold
+/// tens of millions of them. Places are numbered columns 0..10, cells 10..18,
+/// foundations (as a take-back's source) 18..22, and 31 the foundations as a
 /// destination.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct PackedMove(u16);
@@ -88,6 +89,15 @@ impl PackedMove {
         PackedMove(place(m.from) | place(m.to) << 5 | u16::from(m.count) << 10)
     }
 
+    /// The move, marked as one after which a cell card goes back if `returns`.
+    fn returning(self, returns: bool) -> PackedMove {
+        PackedMove(self.0 | u16::from(returns) << 15)
+    }
+
+    fn returns(self) -> bool {
+        self.0 >> 15 != 0
+    }
+
     fn unpack(self) -> Move {
         fn place(bits: u16) -> Place {
             match bits & 31 {
@@ -97,7 +107,7 @@ impl PackedMove {
                 i => Place::Column(i as u8),
             }
         }
-        Move::new(place(self.0), place(self.0 >> 5), (self.0 >> 10) as u8)
+        Move::new(place(self.0), place(self.0 >> 5), (self.0 >> 10 & 31) as u8)
     }
 }
 
@@ -398,12 +408,18 @@ impl DepthFirstSearch {
                 }
                 continue;
             }
-            let m = self.moves[frame.next as usize].unpack();
+            let packed = self.moves[frame.next as usize];
+            let m = packed.unpack();
             frame.next += 1;
             let mark = self.played.len();
             self.played.push(self.state.play(m));
             self.state.autoplay_after(rules, m, &mut self.played);
-            if how.return_cell_card && rules.cell_card_returns() {
+            // Whether a cell card goes back was found as the move was generated.
+            debug_assert_eq!(
+                packed.returns(),
+                how.return_cell_card && rules.cell_card_returns() && self.state.cell_card_return(rules).is_some()
+            );
+            if packed.returns() {
                 return_cell_card(&mut self.state, rules, &mut self.played);
             }
             // A vector of the path that is full doubles on the next level: stop before
@@ -554,7 +570,8 @@ fn push_frame(
     let mut child_ready = false;
     for &m in generated.iter() {
         if quiet && !(rank_now && matches!(m.from, Place::Foundation(_))) {
-            let child_fp = match returns.then(|| quiet_return(state, rules, m, tops)).flatten() {
+            let back = returns.then(|| quiet_return(state, rules, m, tops)).flatten();
+            let child_fp = match back {
                 Some((x, column)) => state.fingerprint_of_quiet_move_and_return(rules, hashes, m, x, column),
                 None => state.fingerprint_of_quiet_move(rules, hashes, m),
             };
@@ -568,7 +585,7 @@ fn push_frame(
                 } else {
                     (0, (0, 0))
                 };
-                keyed.push((score, tie, m, child_fp));
+                keyed.push((score, tie, PackedMove::pack(m).returning(back.is_some()), child_fp));
                 continue;
             }
         }
@@ -577,9 +594,7 @@ fn push_frame(
             child_ready = true;
         }
         play_with_autoplay(child, rules, m, played);
-        if returns {
-            return_cell_card(child, rules, played);
-        }
+        let back = returns && return_cell_card(child, rules, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         if let Some(gate) = gate.as_deref_mut() {
             if gate.rises(state, child, played, rules) {
@@ -590,7 +605,7 @@ fn push_frame(
         }
         seen.prefetch(child_fp);
         let (score, tie) = if rank_now { order_key(child, played, m, child_fp) } else { (0, (0, 0)) };
-        keyed.push((score, tie, m, child_fp));
+        keyed.push((score, tie, PackedMove::pack(m).returning(back), child_fp));
         undo_to(child, played, 0);
     }
     // Positions already seen are dropped, and new ones stored, only now, each store
@@ -607,15 +622,16 @@ fn push_frame(
             // position has about one new child for several seen ones, and one child
             // needs no order.
             for k in keyed.iter_mut() {
-                play_with_autoplay(child, rules, k.2, played);
-                (k.0, k.1) = order_key(child, played, k.2, k.3);
+                let m = k.2.unpack();
+                play_with_autoplay(child, rules, m, played);
+                (k.0, k.1) = order_key(child, played, m, k.3);
                 undo_to(child, played, 0);
             }
         }
         keyed.sort_by_key(|&(s, p, _, _)| (s, p));
     }
     let begin = moves.len() as u32;
-    moves.extend(keyed.iter().map(|&(_, _, m, _)| PackedMove::pack(m)));
+    moves.extend(keyed.iter().map(|&(_, _, m, _)| m));
     frames.push(Frame { entered_at: entered_at as u32, begin, next: begin, end: moves.len() as u32 });
 }
 
@@ -631,13 +647,15 @@ fn played_fingerprint(state: &Position, hashes: &Hashes, rules: &Variant, m: Mov
 }
 
 /// Puts a cell card of `child`, just played, back onto a column if one has to go
-/// (`Position::cell_card_return`), adding the move to `played`. Nothing follows it
+/// (`Position::cell_card_return`), adding the move to `played`; whether one did. Nothing follows it
 /// automatically: the card was not safe to send home in the cell, and no foundation
 /// has changed, so no card has become safe.
-pub(super) fn return_cell_card(child: &mut Position, rules: &Variant, played: &mut Vec<Played>) {
-    if let Some(r) = child.cell_card_return(rules) {
+pub(super) fn return_cell_card(child: &mut Position, rules: &Variant, played: &mut Vec<Played>) -> bool {
+    let r = child.cell_card_return(rules);
+    if let Some(r) = r {
         played.push(child.play(r));
     }
+    r.is_some()
 }
 
 /// The cell card and the column it goes back onto (`Position::cell_card_return`) in
@@ -715,7 +733,7 @@ fn shake(how: DepthFirst, child_fp: u128) -> i32 {
 struct Scratch {
     moves: Vec<Move>,
     played: Vec<Played>,
-    keyed: Vec<(i32, (u8, u8), Move, u128)>,
+    keyed: Vec<(i32, (u8, u8), PackedMove, u128)>,
     child: Position,
 }
 
