@@ -37,6 +37,19 @@ impl Move {
     }
 }
 
+/// What `Position::cell_card_going_back` looks at: a position's cells and column ends.
+pub struct ColumnEnds<C, E, L> {
+    /// A bit for each card at the end of a column.
+    pub tops: u64,
+    pub empty_column: bool,
+    /// A cell's card.
+    pub cell: C,
+    /// The column a card ends, if it ends one.
+    pub column_ending_in: E,
+    /// A column's length.
+    pub len: L,
+}
+
 /// A move as played, with the card that led it (the deepest card moved), which is what
 /// undoing a foundation move needs to know.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -416,53 +429,51 @@ impl Position {
     pub fn cell_card_return(&self, rules: &Variant) -> Option<Move> {
         let (slot, column) = self.cell_card_going_back(
             rules,
-            self.tops(rules),
-            |slot| self.cell(slot).map(|c| c.index()),
-            |i| self.column(i).last().map(|&end| (end, self.len(i))),
+            ColumnEnds {
+                tops: self.tops(rules),
+                empty_column: self.lens[..rules.columns].contains(&0),
+                cell: |slot| self.cell(slot).map(|c| c.index()),
+                column_ending_in: |c| (0..rules.columns).find(|&i| self.column(i).last() == Some(&c)),
+                len: |i| self.len(i),
+            },
         )?;
         Some(Move::new(Place::Cell(slot as u8), Place::Column(column as u8), 1))
     }
 
-    /// The rule of `cell_card_return` on a view of a position: `cell(slot)` gives a
-    /// cell's card, `tops` has a bit for each card at a column's end, `end(i)` gives
-    /// column i's last card and length (None when empty); the foundations are this
-    /// position's. The search also asks it about a child not yet played, seen through
-    /// its parent. The cell and the column the card goes back onto.
+    /// The rule of `cell_card_return` on a view of a position's cells and column ends
+    /// (`ColumnEnds`); the foundations are this position's. The search also asks it
+    /// about a child not yet played, seen through its parent. The cell and the column
+    /// the card goes back onto.
     #[inline]
-    pub fn cell_card_going_back(
-        &self,
-        rules: &Variant,
-        tops: u64,
-        cell: impl Fn(usize) -> Option<u8>,
-        end: impl Fn(usize) -> Option<(u8, usize)>,
-    ) -> Option<(usize, usize)> {
+    pub fn cell_card_going_back<C, E, L>(&self, rules: &Variant, view: ColumnEnds<C, E, L>) -> Option<(usize, usize)>
+    where
+        C: Fn(usize) -> Option<u8>,
+        E: Fn(u8) -> Option<usize>,
+        L: Fn(usize) -> usize,
+    {
         debug_assert!(rules.cell_card_returns(), "not under take-back or relaxed runs");
         let mut in_cells = 0u64;
         for slot in 0..rules.cells {
-            in_cells |= 1 << cell(slot)?;
+            in_cells |= 1 << (view.cell)(slot)?;
         }
-        let is_top = |c: u8| c != NO_PARENT && tops & (1 << c) != 0;
-        let free = |c: u8| c != NO_PARENT && (tops | in_cells) & (1 << c) != 0;
-        let mut empty_column = None;
+        let is_top = |c: u8| c != NO_PARENT && view.tops & (1 << c) != 0;
+        let free = |c: u8| c != NO_PARENT && (view.tops | in_cells) & (1 << c) != 0;
         (0..rules.cells).find_map(|slot| {
-            let x = cell(slot)?;
-            if !rules.parents(x).into_iter().any(is_top) {
-                return None;
-            }
-            let empty_column = *empty_column.get_or_insert_with(|| (0..rules.columns).any(|i| end(i).is_none()));
-            let column = (0..rules.columns).find(|&i| {
-                let Some((p, len)) = end(i) else { return false };
-                if !rules.fits_number(x, p) || self.can_go_home(card(p)) {
-                    return false;
+            let x = (view.cell)(slot)?;
+            // The columns ending in a card x fits on, the first that qualifies.
+            let qualifying = rules.parents(x).into_iter().filter(|&p| is_top(p)).filter_map(|p| {
+                let column = (view.column_ending_in)(p)?;
+                if self.can_go_home(card(p)) {
+                    return None;
                 }
                 // p could move onto a card, or (not alone in its column) into an empty one.
                 let movable = rules.parents(p).into_iter().any(is_top)
-                    || (empty_column && len > 1 && rules.may_fill_empty(card(p)));
+                    || (view.empty_column && (view.len)(column) > 1 && rules.may_fill_empty(card(p)));
                 // Another card could go on p: one at a column's end or in another cell.
                 let wanted = rules.children(p).into_iter().any(|y| y != x && free(y));
-                !movable && !wanted
-            })?;
-            Some((slot, column))
+                (!movable && !wanted).then_some(column)
+            });
+            Some((slot, qualifying.min()?))
         })
     }
 

@@ -1,7 +1,8 @@
 //! Depth-first search: the quick passes and restarts that only find wins, and the exhaustive pass.
 
+use crate::card::Card;
 use crate::moves::{generate, home_moves, play_moves};
-use crate::position::{fmix64, Hashes, Move, Place, Played, Position};
+use crate::position::{fmix64, ColumnEnds, Hashes, Move, Place, Played, Position};
 use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
@@ -565,12 +566,12 @@ fn push_frame(
     let quiet = gate.is_none();
     // A child whose cell card has to go back is replaced by the position after that.
     let returns = how.return_cell_card && rules.cell_card_returns();
-    let tops = if returns { state.tops(rules) } else { 0 };
+    let ends = if returns { Some(Ends::of(state, rules)) } else { None };
     let free = if rank_now { (state.empty_cells(rules), state.empty_columns(rules)) } else { (0, 0) };
     let mut child_ready = false;
     for &m in generated.iter() {
         if quiet && !(rank_now && matches!(m.from, Place::Foundation(_))) {
-            let back = returns.then(|| quiet_return(state, rules, m, tops)).flatten();
+            let back = ends.as_ref().and_then(|ends| quiet_return(state, rules, m, ends));
             let child_fp = match back {
                 Some((x, column)) => state.fingerprint_of_quiet_move_and_return(rules, hashes, m, x, column),
                 None => state.fingerprint_of_quiet_move(rules, hashes, m),
@@ -658,54 +659,82 @@ pub(super) fn return_cell_card(child: &mut Position, rules: &Variant, played: &m
     r.is_some()
 }
 
+/// A position's column ends, worked out once for all its children (`quiet_return`).
+struct Ends {
+    tops: u64,
+    /// The column each card ends (u8::MAX: none).
+    column_ending_in: [u8; Card::COUNT],
+    empty_columns: usize,
+}
+
+impl Ends {
+    fn of(state: &Position, rules: &Variant) -> Ends {
+        let mut ends = Ends { tops: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0 };
+        for i in 0..rules.columns {
+            match state.column(i).last() {
+                Some(&c) => {
+                    ends.tops |= 1 << c;
+                    ends.column_ending_in[usize::from(c)] = i as u8;
+                }
+                None => ends.empty_columns += 1,
+            }
+        }
+        ends
+    }
+}
+
 /// The cell card and the column it goes back onto (`Position::cell_card_return`) in
 /// the child a single-card move `m` with no automatic move after it leads to from
-/// `state`, seen through `state` (whose column ends are `tops`) without playing `m`.
+/// `state` (whose column ends are `ends`), seen through `state` without playing `m`.
 /// None if the child's cards stay in their cells, or if `m` is no such move.
-fn quiet_return(state: &Position, rules: &Variant, m: Move, tops: u64) -> Option<(u8, usize)> {
-    let column_of = |place: Place| match place {
-        Place::Column(i) => Some(usize::from(i)),
-        _ => None,
-    };
-    let (from, to) = (column_of(m.from), column_of(m.to));
+fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Option<(u8, usize)> {
     // A card leaving a cell leaves it free; the rule wants every cell full.
-    if m.count != 1 || !matches!(m.from, Place::Column(_)) || matches!(m.to, Place::Foundation(_) | Place::Home) {
+    let Place::Column(from) = m.from else { return None };
+    if m.count != 1 || matches!(m.to, Place::Foundation(_) | Place::Home) {
         return None;
     }
-    let moved = state.lead_card(m).index();
-    let into_cell = match m.to {
-        Place::Cell(slot) => Some(usize::from(slot)),
-        _ => None,
+    let from = usize::from(from);
+    let column = state.column(from);
+    let moved = column[column.len() - 1];
+    let uncovered = column.len().checked_sub(2).map(|k| column[k]);
+    let (into_cell, to) = match m.to {
+        Place::Cell(slot) => (Some(usize::from(slot)), None),
+        Place::Column(j) => (None, Some(usize::from(j))),
+        _ => return None,
     };
+    let covered = to.and_then(|j| state.column(j).last().copied());
     // The child's column ends: the moved card leaves one, uncovering the card below
     // it, and covers another.
-    let mut child_tops = tops;
-    if let Some(i) = from {
-        let column = state.column(i);
-        child_tops &= !(1 << moved);
-        if column.len() >= 2 {
-            child_tops |= 1 << column[column.len() - 2];
-        }
+    let mut tops = ends.tops & !(1 << moved);
+    if let Some(u) = uncovered {
+        tops |= 1 << u;
     }
-    if let Some(j) = to {
-        if let Some(&covered) = state.column(j).last() {
-            child_tops &= !(1 << covered);
+    if to.is_some() {
+        if let Some(c) = covered {
+            tops &= !(1 << c);
         }
-        child_tops |= 1 << moved;
+        tops |= 1 << moved;
     }
+    let empty_columns =
+        ends.empty_columns + usize::from(uncovered.is_none()) - usize::from(to.is_some() && covered.is_none());
     let (slot, column) = state.cell_card_going_back(
         rules,
-        child_tops,
-        |slot| if Some(slot) == into_cell { Some(moved) } else { state.cell(slot).map(|c| c.index()) },
-        |i| {
-            let column = state.column(i);
-            if Some(i) == to {
-                Some((moved, column.len() + 1))
-            } else if Some(i) == from {
-                column.len().checked_sub(2).map(|k| (column[k], column.len() - 1))
-            } else {
-                column.last().map(|&end| (end, column.len()))
-            }
+        ColumnEnds {
+            tops,
+            empty_column: empty_columns > 0,
+            cell: |slot| if Some(slot) == into_cell { Some(moved) } else { state.cell(slot).map(|c| c.index()) },
+            column_ending_in: |c| {
+                if c == moved {
+                    to
+                } else if Some(c) == uncovered {
+                    Some(from)
+                } else if Some(c) == covered {
+                    None
+                } else {
+                    Some(usize::from(ends.column_ending_in[usize::from(c)])).filter(|&i| i != usize::from(u8::MAX))
+                }
+            },
+            len: |i| state.len(i) + usize::from(Some(i) == to) - usize::from(i == from),
         },
     )?;
     let x = if Some(slot) == into_cell { moved } else { state.cell(slot)?.index() };
