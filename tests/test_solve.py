@@ -78,6 +78,18 @@ def test_wandering_wins_are_shortened_under_200_moves(deal, cells):
     assert replay(microsoft_deal(deal, rules), rules, result.solution).won
 
 
+@pytest.mark.parametrize("deal, cells", [(253, 2), (21538, 2)])
+def test_wins_the_exhaustive_pass_finds_deep_are_found_again_straighter(deal, cells):
+    # The exhaustive pass won 253 with 2 cells 41,306 moves deep, and shortening that
+    # line left 317 moves (21538: 253). A win still over 250 moves once shortened is
+    # looked for again by best-first, whose lines are short (the shipped table: 194, 199).
+    result = solve(deal, cells=cells)
+    assert result.status == "solved" and result.moves is not None
+    assert result.moves <= 200, result.moves
+    rules = Variant.parse("freecell", cells=cells)
+    assert replay(microsoft_deal(deal, rules), rules, result.solution).won
+
+
 @pytest.mark.parametrize("deal,cells,theirs,ours", QUICK)
 def test_small_cell_verdicts_agree_with_fc_solve(deal, cells, theirs, ours):
     result = solve(deal, cells=cells)

@@ -121,6 +121,40 @@ pub struct Outcome {
 /// 16001..32000 gained as much.
 const SHAKEN_QUICK_PASSES: u64 = 20;
 
+/// A win still longer than this once shortened is looked for again, by best-first
+/// (`straighter`). The exhaustive pass's lines follow its depth-first path, which can
+/// run tens of thousands of moves deep (deal 253 with 2 cells: 41,306), and shortening
+/// such a line can leave it at 317 moves; best-first's lines are short to begin with.
+const STRAIGHTER_PAST: usize = 250;
+/// Positions that second search may expand: deal 253 with 2 cells needs some 100,000.
+const STRAIGHTER_NODES: u64 = 2_000_000;
+
+/// A shortened win of the first best-first strategy alone from `root` (the start after
+/// `opening`, its automatic moves), within STRAIGHTER_NODES nodes and the job's other
+/// budgets (`meter`); None if it finds none by then.
+fn straighter(
+    start: &Position,
+    root: &Position,
+    opening: &[Played],
+    rules: &Variant,
+    meter: &mut Meter,
+) -> Option<Vec<Move>> {
+    let mut search = best_first::Frontier::new(root, rules, best_first::PORTFOLIO[0], meter.budget.max_memory);
+    let mut moves = Vec::with_capacity(64);
+    let last = meter.nodes.saturating_add(STRAIGHTER_NODES);
+    while meter.nodes < last {
+        match search.step(rules, meter, &mut moves) {
+            Ok(best_first::Step::Won(path)) => {
+                let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
+                return Some(crate::shorten::shorten(start, rules, &line));
+            }
+            Ok(best_first::Step::Expanded) => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
 pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
@@ -182,7 +216,12 @@ pub fn solve_spilling(
     }
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
-        crate::shorten::shorten(start, rules, &line)
+        let short = crate::shorten::shorten(start, rules, &line);
+        if short.len() > STRAIGHTER_PAST {
+            straighter(start, &root, &opening, rules, &mut meter).filter(|s| s.len() < short.len()).unwrap_or(short)
+        } else {
+            short
+        }
     } else {
         vec![]
     };
