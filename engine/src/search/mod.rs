@@ -142,17 +142,21 @@ fn straighter(
     let mut search = best_first::Frontier::new(root, rules, best_first::PORTFOLIO[0], meter.budget.max_memory);
     let mut moves = Vec::with_capacity(64);
     let last = meter.nodes.saturating_add(STRAIGHTER_NODES);
+    let mut won = None;
     while meter.nodes < last {
         match search.step(rules, meter, &mut moves) {
             Ok(best_first::Step::Won(path)) => {
-                let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
-                return Some(crate::shorten::shorten(start, rules, &line));
+                won = Some(path);
+                break;
             }
             Ok(best_first::Step::Expanded) => {}
-            _ => return None,
+            _ => break,
         }
     }
-    None
+    // Its memory counts in the job's peak like any search's.
+    meter.note_memory(search.peak_bytes());
+    let line: Vec<Move> = opening.iter().chain(won?.iter()).map(|p| p.m).collect();
+    Some(crate::shorten::shorten(start, rules, &line))
 }
 
 /// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
