@@ -66,23 +66,13 @@ CROSSCHECKED = [(c.deal, c.cells, c.theirs, c.ours) for c in read_crosschecks()]
 QUICK = [r for r in CROSSCHECKED if r[0] <= 12]
 
 
-@pytest.mark.parametrize("deal, cells", [(28082, 1), (29027, 2)])
+@pytest.mark.parametrize("deal, cells", [(28082, 1), (29027, 2), (253, 2), (21538, 2)])
 def test_wandering_wins_are_shortened_under_200_moves(deal, cells):
-    # Both came out of a whole-table sweep at 241 and 305 moves after the first
+    # The first two came out of a whole-table sweep at 241 and 305 moves after the first
     # shortening pass (the shipped table has wins of 125 and 141 for them); the wider
-    # passes that lines still over 200 moves get must bring them down.
-    result = solve(deal, cells=cells)
-    assert result.status == "solved" and result.moves is not None
-    assert result.moves <= 200, result.moves
-    rules = Variant.parse("freecell", cells=cells)
-    assert replay(microsoft_deal(deal, rules), rules, result.solution).won
-
-
-@pytest.mark.parametrize("deal, cells", [(253, 2), (21538, 2)])
-def test_wins_the_exhaustive_pass_finds_deep_are_found_again_straighter(deal, cells):
-    # The exhaustive pass won 253 with 2 cells 41,306 moves deep, and shortening that
-    # line left 317 moves (21538: 253). A win still over 250 moves once shortened is
-    # looked for again by best-first, whose lines are short (the shipped table: 194, 199).
+    # passes that lines still over 200 moves get must bring them down. The exhaustive
+    # pass won the last two 41,306 and 6,048 moves deep, and shortening left 317 and 253
+    # moves: a win still over 250 is looked for again by best-first, whose lines are short.
     result = solve(deal, cells=cells)
     assert result.status == "solved" and result.moves is not None
     assert result.moves <= 200, result.moves

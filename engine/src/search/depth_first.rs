@@ -566,7 +566,8 @@ fn push_frame(
     let quiet = gate.is_none();
     // A child whose cell card has to go back is replaced by the position after that.
     let returns = how.return_cell_card && rules.cell_card_returns();
-    let ends = if returns { Some(Ends::of(state, rules)) } else { None };
+    // Only a position with at most one free cell can have a child with every cell full.
+    let ends = (returns && state.empty_cells(rules) <= 1).then(|| Ends::of(state, rules));
     let free = if rank_now { (state.empty_cells(rules), state.empty_columns(rules)) } else { (0, 0) };
     let mut child_ready = false;
     for &m in generated.iter() {
@@ -665,11 +666,13 @@ struct Ends {
     /// The column each card ends (u8::MAX: none).
     column_ending_in: [u8; Card::COUNT],
     empty_columns: usize,
+    free_cells: usize,
 }
 
 impl Ends {
     fn of(state: &Position, rules: &Variant) -> Ends {
-        let mut ends = Ends { tops: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0 };
+        let free_cells = state.empty_cells(rules);
+        let mut ends = Ends { tops: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0, free_cells };
         for i in 0..rules.columns {
             match state.column(i).last() {
                 Some(&c) => {
@@ -702,6 +705,10 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
         Place::Column(j) => (None, Some(usize::from(j))),
         _ => return None,
     };
+    // Every cell of the child must be full: the move fills the last free one, or none is free.
+    if ends.free_cells != usize::from(into_cell.is_some()) {
+        return None;
+    }
     let covered = to.and_then(|j| state.column(j).last().copied());
     // The child's column ends: the moved card leaves one, uncovering the card below
     // it, and covers another.
