@@ -215,7 +215,7 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
             let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
             let mut stored_by_pass = vec![];
-            // The exhaustive pass here stores the positions whose cell card has to go
+            // The exhaustive pass here stores the positions whose loose card has to go
             // back too, as best-first does (the next test covers leaving them out).
             let exhaustive =
                 |start: &Position, rules: &Variant, rest| exhaustive_pass_returning(start, rules, rest, false);
@@ -242,14 +242,17 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
 }
 
 #[test]
-fn putting_a_cell_card_back_loses_no_win() {
-    // With every free cell full, the exhaustive pass replaces a position with a cell card
-    // that fits on a column's end card which can neither move nor take another card by
-    // the position with the card put there (docs/correctness.md, "A cell card goes
-    // back"). That prunes positions: the verdict must still be the plain search's, with
-    // the card just moved left alone or not, and a lost position must store no more than
-    // without the rule, and across the positions of each variant fewer. Positions with
-    // many cards in play, for long lines where the rule comes up again and again.
+fn putting_a_loose_card_back_loses_no_win() {
+    // With every free cell full and no column empty, the exhaustive pass replaces a
+    // position with a loose card (in a cell, or alone in its column) that fits on a
+    // column's end card which can neither move nor take another card by the position
+    // with the card put there (docs/correctness.md, "A loose card goes back"). That
+    // prunes positions: the verdict must still be the plain search's, with the card
+    // just moved left alone or not, and a lost position must store no more than without
+    // the rule, and across the positions of each variant fewer. Positions with many
+    // cards in play, for long lines where the rule comes up again and again. Without
+    // cells only a card alone in its column goes back, so the last variants hold that
+    // part of the rule to the plain search on its own.
     let variants = [
         Variant { columns: 4, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
@@ -262,10 +265,14 @@ fn putting_a_cell_card_back_loses_no_win() {
         Variant { columns: 4, same_suit: true, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 4, ..Variant::FREECELL.with_cells(3) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 6, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 6, same_suit: true, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 6, sequence_moves: SequenceMoves::Single, ..Variant::FREECELL.with_cells(0) },
     ];
     let mut rng = 0x0CE1_1CA2_D000_u64;
     for rules in variants {
-        assert!(rules.cell_card_returns());
+        assert!(rules.loose_card_returns());
         let (mut won, mut lost, mut stored_with, mut stored_without) = (0, 0, 0, 0);
         for i in 0..300 {
             // Half with foundations from 3 (about 30 cards in play), half from 5.
@@ -414,7 +421,7 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
 /// positions as the exhaustive pass, a won one must say unknown (memory); and at least
 /// half the lost ones must have had levels to spill. Each proof removes its files. With
 /// `breadth_first`, the proof searches every bucket breadth first where it may, which
-/// stores the positions whose cell card has to go back too: the count to match is then
+/// stores the positions whose loose card has to go back too: the count to match is then
 /// the exhaustive pass's without putting such cards back.
 fn layered_proofs_store_what_the_exhaustive_pass_stores(
     name: &str,
@@ -473,7 +480,7 @@ fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
-    // The breadth-first search stores every position, with a cell card to put back too: its
+    // The breadth-first search stores every position, with a loose card to put back too: its
     // three layers hold what they must only while every move can be taken back.
     BREADTH_FIRST.set(true);
     layered_proofs_store_what_the_exhaustive_pass_stores("frontier", &variants, 0xF207_713E, true);

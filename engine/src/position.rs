@@ -37,17 +37,17 @@ impl Move {
     }
 }
 
-/// What `Position::cell_card_going_back` looks at: a position's cells and column ends.
-pub struct ColumnEnds<C, E, L> {
+/// What `Position::loose_card_going_back` looks at: a position's cells and column ends.
+pub struct ColumnEnds<C, E> {
     /// A bit for each card at the end of a column.
     pub tops: u64,
+    /// A bit for each card alone in its column.
+    pub alone: u64,
     pub empty_column: bool,
     /// A cell's card.
     pub cell: C,
     /// The column a card ends, if it ends one.
     pub column_ending_in: E,
-    /// A column's length.
-    pub len: L,
 }
 
 /// A move as played, with the card that led it (the deepest card moved), which is what
@@ -417,63 +417,82 @@ impl Position {
         (a >= r - 1 && b >= r - 1) || (a >= r - 2 && b >= r - 2 && m + 3 >= r)
     }
 
-    /// In a proof (under rules where `Variant::cell_card_returns`), with every free
-    /// cell full: the move that puts a cell card x back onto a column whose end card p
-    /// x fits on, when p can make no move (not home, not onto a card, not into an empty
-    /// column; the cells are full) and no card but x could be put on p (none at a
-    /// column's end or in another cell). Such a position is replaced by the one this
+    /// In a proof (under rules where `Variant::loose_card_returns`), with every free
+    /// cell full and no column empty: the move that puts a *loose* card x (one in a
+    /// cell, or alone in its column, whose place it could go back to) onto a column
+    /// whose end card p x fits on, when p can make no move (not home, not onto a card;
+    /// the cells are full and no column is empty) and no card but x could be put on p
+    /// (none at a column's end or in a cell); a card alone in its column must also be
+    /// one that may fill an empty column, and take no card itself (none that fits on it
+    /// at a column's end or in a cell). Such a position is replaced by the one this
     /// move leads to, and never stored: whatever it can do, that one can do too, or it
-    /// can put x back in the cell and then do it (docs/correctness.md, "A cell card
-    /// goes back", proves no win is lost). The first such cell, then the first such
-    /// column, is taken. None if there is none, or if a cell is free.
-    pub fn cell_card_return(&self, rules: &Variant) -> Option<Move> {
-        let (slot, column) = self.cell_card_going_back(
+    /// can put x back and then do it (docs/correctness.md, "A loose card goes back",
+    /// proves no win is lost). The first such cell, then the lowest such card alone in
+    /// its column, then the first column, is taken. None if there is none.
+    pub fn loose_card_return(&self, rules: &Variant) -> Option<Move> {
+        let (_, from, column) = self.loose_card_going_back(
             rules,
             ColumnEnds {
                 tops: self.tops(rules),
+                alone: (0..rules.columns).filter(|&i| self.len(i) == 1).fold(0, |bits, i| bits | 1 << self.cols[i][0]),
                 empty_column: self.lens[..rules.columns].contains(&0),
                 cell: |slot| self.cell(slot).map(|c| c.index()),
                 column_ending_in: |c| (0..rules.columns).find(|&i| self.column(i).last() == Some(&c)),
-                len: |i| self.len(i),
             },
         )?;
-        Some(Move::new(Place::Cell(slot as u8), Place::Column(column as u8), 1))
+        Some(Move::new(from, Place::Column(column as u8), 1))
     }
 
-    /// The rule of `cell_card_return` on a view of a position's cells and column ends
+    /// The rule of `loose_card_return` on a view of a position's cells and column ends
     /// (`ColumnEnds`); the foundations are this position's. The search also asks it
-    /// about a child not yet played, seen through its parent. The cell and the column
-    /// the card goes back onto.
+    /// about a child not yet played, seen through its parent. Where the loose card is
+    /// (a cell, or the column it is alone in) and the column it goes onto: the card, its
+    /// place and the column.
     #[inline]
-    pub fn cell_card_going_back<C, E, L>(&self, rules: &Variant, view: ColumnEnds<C, E, L>) -> Option<(usize, usize)>
+    pub fn loose_card_going_back<C, E>(&self, rules: &Variant, view: ColumnEnds<C, E>) -> Option<(u8, Place, usize)>
     where
         C: Fn(usize) -> Option<u8>,
         E: Fn(u8) -> Option<usize>,
-        L: Fn(usize) -> usize,
     {
-        debug_assert!(rules.cell_card_returns(), "not under take-back or relaxed runs");
+        debug_assert!(rules.loose_card_returns(), "not under take-back or relaxed runs");
+        if view.empty_column {
+            return None;
+        }
         let mut in_cells = 0u64;
         for slot in 0..rules.cells {
             in_cells |= 1 << (view.cell)(slot)?;
         }
         let is_top = |c: u8| c != NO_PARENT && view.tops & (1 << c) != 0;
         let free = |c: u8| c != NO_PARENT && (view.tops | in_cells) & (1 << c) != 0;
-        (0..rules.cells).find_map(|slot| {
-            let x = (view.cell)(slot)?;
-            // The columns ending in a card x fits on, the first that qualifies.
+        // The first column ending in a card x fits on that can neither move (not home,
+        // not onto a card: the cells are full and no column is empty) nor take another.
+        let onto = |x: u8| {
             let qualifying = rules.parents(x).into_iter().filter(|&p| is_top(p)).filter_map(|p| {
                 let column = (view.column_ending_in)(p)?;
-                if self.can_go_home(card(p)) {
-                    return None;
-                }
-                // p could move onto a card, or (not alone in its column) into an empty one.
-                let movable = rules.parents(p).into_iter().any(is_top)
-                    || (view.empty_column && (view.len)(column) > 1 && rules.may_fill_empty(card(p)));
-                // Another card could go on p: one at a column's end or in another cell.
+                let movable = self.can_go_home(card(p)) || rules.parents(p).into_iter().any(is_top);
                 let wanted = rules.children(p).into_iter().any(|y| y != x && free(y));
                 (!movable && !wanted).then_some(column)
             });
-            Some((slot, qualifying.min()?))
+            qualifying.min()
+        };
+        let from_cell = (0..rules.cells).find_map(|slot| {
+            let x = (view.cell)(slot)?;
+            Some((x, Place::Cell(slot as u8), onto(x)?))
+        });
+        from_cell.or_else(|| {
+            let mut alone = view.alone;
+            while alone != 0 {
+                let x = alone.trailing_zeros() as u8;
+                alone &= alone - 1;
+                if !rules.may_fill_empty(card(x)) || rules.children(x).into_iter().any(free) {
+                    continue;
+                }
+                let Some(a) = (view.column_ending_in)(x) else { continue };
+                if let Some(column) = onto(x) {
+                    return Some((x, Place::Column(a as u8), column));
+                }
+            }
+            None
         })
     }
 
@@ -746,8 +765,9 @@ impl Position {
     }
 
     /// `fingerprint_of_quiet_move` for a quiet single-card move `m` after which the
-    /// cell card `x` goes back onto column `b` (`Position::cell_card_return` of the
-    /// child): the fingerprint of the position after both, neither played.
+    /// loose card `x` goes back from `from` (a cell, or the column it is alone in) onto
+    /// column `b` (`Position::loose_card_return` of the child): the fingerprint of the
+    /// position after both, neither played.
     #[inline]
     pub fn fingerprint_of_quiet_move_and_return(
         &self,
@@ -755,23 +775,35 @@ impl Position {
         h: &Hashes,
         m: Move,
         x: u8,
+        from: Place,
         b: usize,
     ) -> Option<u128> {
         let fp = self.fingerprint_of_quiet_move(rules, h, m)?;
         let t = tables();
         let moved = self.lead_card(m).index();
-        // Column b as the move left it.
-        let (mut z, mut len) = (h.zobrist[b], self.len(b));
-        if m.from == Place::Column(b as u8) {
-            len -= 1;
-            z ^= t.column[len][usize::from(moved)];
-        }
-        if m.to == Place::Column(b as u8) {
-            z ^= t.column[len][usize::from(moved)];
-            len += 1;
-        }
-        let returned = z ^ t.column[len][usize::from(x)];
-        Some(fp.wrapping_sub(t.cell[usize::from(x)]).wrapping_sub(mix(z)).wrapping_add(mix(returned)))
+        // A column as the move left it: its key and its length.
+        let after_move = |i: usize| {
+            let (mut z, mut len) = (h.zobrist[i], self.len(i));
+            if m.from == Place::Column(i as u8) {
+                len -= 1;
+                z ^= t.column[len][usize::from(moved)];
+            }
+            if m.to == Place::Column(i as u8) {
+                z ^= t.column[len][usize::from(moved)];
+                len += 1;
+            }
+            (z, len)
+        };
+        let (z, len) = after_move(b);
+        let fp = fp.wrapping_sub(mix(z)).wrapping_add(mix(z ^ t.column[len][usize::from(x)]));
+        Some(match from {
+            Place::Column(a) => {
+                // x is alone in column a: taking it out leaves the column's key empty.
+                let (z, _) = after_move(usize::from(a));
+                fp.wrapping_sub(mix(z)).wrapping_add(mix(z ^ t.column[0][usize::from(x)]))
+            }
+            _ => fp.wrapping_sub(t.cell[usize::from(x)]),
+        })
     }
 
     /// `fingerprint_of_quiet_move` for a run of several cards from one column to
@@ -1321,7 +1353,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cell_card_goes_back_only_onto_a_card_that_can_neither_move_nor_take_another() {
+    fn a_loose_card_goes_back_only_onto_a_card_that_can_neither_move_nor_take_another() {
         // Home: clubs to T, diamonds to the given height, hearts and spades to 9. JH in
         // the cell fits on QS (column 1) and QC (buried under JS in column 3).
         let one_cell = Variant { columns: 4, ..Variant::FREECELL.with_cells(1) };
@@ -1335,32 +1367,29 @@ mod tests {
         let back_onto_first = Some(back_onto);
         // QS cannot go home (TS is not), KH is under it, KD home, JD home: JH goes back.
         let s = at(&one_cell, "KH QS\nTH JC KC\nTS QC JS\nKS QH", 13);
-        assert_eq!(s.cell_card_return(&one_cell), back_onto_first);
+        assert_eq!(s.loose_card_return(&one_cell), back_onto_first);
         let mut f = s.clone();
         f.play(back_onto);
         assert_eq!((f.cell(0), f.top(0)), (None, Card::from_index(c("JH"))));
         // KH ends a column: QS could move onto it.
         let s = at(&one_cell, "QS\nTH JC KC\nTS QC JS\nQH KS KH", 13);
-        assert_eq!(s.cell_card_return(&one_cell), None);
+        assert_eq!(s.loose_card_return(&one_cell), None);
         // JD ends a column: it could go on QS instead. Buried, it could not.
         let s = at(&one_cell, "KH QS\nKD QD TH JC KC\nTS QC JS\nKS QH JD", 10);
-        assert_eq!(s.cell_card_return(&one_cell), None);
+        assert_eq!(s.loose_card_return(&one_cell), None);
         let s = at(&one_cell, "KH QS\nKD QD TH JC KC\nTS QC JS\nKS JD QH", 10);
-        assert_eq!(s.cell_card_return(&one_cell), back_onto_first);
-        // An empty column QS could go into; not under kings only. Alone in its column,
-        // moving QS there changes nothing, and it goes back again.
+        assert_eq!(s.loose_card_return(&one_cell), back_onto_first);
+        // An empty column: no card goes back, whatever could go there.
         let five = Variant { columns: 5, ..one_cell };
         let s = at(&five, "KH QS\nTH JC KC\nTS QC JS\nKS QH", 13);
-        assert_eq!(s.cell_card_return(&five), None);
+        assert_eq!(s.loose_card_return(&five), None);
         let kings_only = Variant { kings_only: true, ..five };
-        assert_eq!(s.cell_card_return(&kings_only), back_onto_first);
-        let s = at(&five, "QS\nTH JC KC\nTS QC JS\nKS KH QH", 13);
-        assert_eq!(s.cell_card_return(&five), back_onto_first);
+        assert_eq!(s.loose_card_return(&kings_only), None);
         // With no card in the cell there is nothing to put back.
         let mut cols = columns("KH QS JH\nTH JC KC\nTS QC JS\nKS QH");
         cols.resize(4, vec![]);
         let s = Position::new(&one_cell, &cols, &[None], [10, 13, 9, 9]).unwrap();
-        assert_eq!(s.cell_card_return(&one_cell), None);
+        assert_eq!(s.loose_card_return(&one_cell), None);
         // Two cells: only when both are full, and not while JD in the other cell could
         // go on QS.
         let two_cells = Variant { columns: 4, ..Variant::FREECELL.with_cells(2) };
@@ -1368,10 +1397,54 @@ mod tests {
             Position::new(&two_cells, &columns(layout), &[Some(c("JH")), other], [10, 10, 9, 9]).unwrap()
         };
         let s = two("KH QS\nKD QD TH JC KC\nTS QC JS\nJD KS QH", None);
-        assert_eq!(s.cell_card_return(&two_cells), None);
+        assert_eq!(s.loose_card_return(&two_cells), None);
         let s = two("KH QS\nKD QD TH JC KC\nTS QC JS\nKS QH", Some(c("JD")));
-        assert_eq!(s.cell_card_return(&two_cells), None);
+        assert_eq!(s.loose_card_return(&two_cells), None);
         let s = two("KH QS\nQD TH JC KC\nTS QC JS\nJD KS QH", Some(c("KD")));
-        assert_eq!(s.cell_card_return(&two_cells), back_onto_first);
+        assert_eq!(s.loose_card_return(&two_cells), back_onto_first);
+    }
+
+    #[test]
+    fn a_card_alone_in_its_column_goes_back_only_if_it_takes_no_card_and_may_come_back() {
+        // No cells. Home: clubs to T, diamonds to the given height, hearts and spades to
+        // 9. JH is alone in column 4; it fits on QS (column 1), which cannot move (KH is
+        // under it, KD is home) and takes no other card (JD is home).
+        let no_cells = Variant { columns: 4, ..Variant::FREECELL.with_cells(0) };
+        let c = |t: &str| Card::parse(t).unwrap().index();
+        let at = |rules: &Variant, layout: &str, diamonds: u8| {
+            Position::new(rules, &columns(layout), &[], [10, diamonds, 9, 9]).unwrap()
+        };
+        let back_onto = Move::new(Place::Column(3), Place::Column(0), 1);
+        let back_onto_first = Some(back_onto);
+        let s = at(&no_cells, "KH QS\nTH JC KC\nTS QC JS KS QH\nJH", 13);
+        assert_eq!(s.loose_card_return(&no_cells), back_onto_first);
+        let mut f = s.clone();
+        f.play(back_onto);
+        assert_eq!((f.len(3), f.top(0)), (0, Card::from_index(c("JH"))));
+        // Under kings only JH could not come back into the empty column it leaves.
+        let kings_only = Variant { kings_only: true, ..no_cells };
+        assert_eq!(s.loose_card_return(&kings_only), None);
+        // TS ends a column and could go on JH: JH stays.
+        let s = at(&no_cells, "KH QS\nTH JC KC\nQC JS KS QH TS\nJH", 13);
+        assert_eq!(s.loose_card_return(&no_cells), None);
+        // JH is not alone: under it lies QC, which it fits on, but that place is kept.
+        let s = at(&no_cells, "KH QS\nTH JC KC\nTS JS KS QH\nQC JH", 13);
+        assert_eq!(s.loose_card_return(&no_cells), None);
+        // KH ends a column: QS could move onto it.
+        let s = at(&no_cells, "QS\nTH JC KC\nTS QC JS QH KS KH\nJH", 13);
+        assert_eq!(s.loose_card_return(&no_cells), None);
+        // JD ends a column and could go on QS.
+        let s = at(&no_cells, "KH QS\nKD QD TH JC KC\nTS QC JS KS QH JD\nJH", 10);
+        assert_eq!(s.loose_card_return(&no_cells), None);
+        // With a cell, only when it is full (JS there goes nowhere: QH may move onto KC).
+        let one_cell = Variant { columns: 4, ..Variant::FREECELL.with_cells(1) };
+        let cols = columns("KH QS\nTH JC KC\nTS QC JS KS QH\nJH");
+        let s = Position::new(&one_cell, &cols, &[None], [10, 13, 9, 9]).unwrap();
+        assert_eq!(s.loose_card_return(&one_cell), None);
+        let s = Position::new(&one_cell, &cols, &[Some(c("JS"))], [10, 13, 9, 9]);
+        assert!(s.is_err(), "JS is in a column already");
+        let cols = columns("KH QS\nTH JC KC\nTS QC KS QH\nJH");
+        let s = Position::new(&one_cell, &cols, &[Some(c("JS"))], [10, 13, 9, 9]).unwrap();
+        assert_eq!(s.loose_card_return(&one_cell), back_onto_first);
     }
 }

@@ -123,13 +123,14 @@ impl Variant {
         onto == a || onto == b
     }
 
-    /// Whether a proof under these rules replaces a position whose free cells are full
-    /// and one of whose cell cards can only usefully go back onto a column by the
-    /// position after that move (`Position::cell_card_return`): not under the take-back
-    /// rule (whose cards off the foundations could go on the column) or relaxed runs
-    /// (whose moves the rule's test does not look at), and not without cells.
-    pub fn cell_card_returns(&self) -> bool {
-        self.cells >= 1 && !self.takeback && self.sequence_moves != SequenceMoves::Relaxed
+    /// Whether a proof under these rules replaces a position whose free cells are full,
+    /// with no column empty, and one of whose loose cards (in a cell, or alone in its
+    /// column) can only usefully go back onto a column by the position after that move
+    /// (`Position::loose_card_return`): not under the take-back rule (whose cards off
+    /// the foundations could go on the column) or relaxed runs (whose moves the rule's
+    /// test does not look at). Without cells, a card alone in its column still may.
+    pub fn loose_card_returns(&self) -> bool {
+        !self.takeback && self.sequence_moves != SequenceMoves::Relaxed
     }
 
     #[inline]

@@ -66,7 +66,7 @@ struct Frame {
 }
 
 /// A move in two bytes (five bits each for where from and where to, five for the
-/// count, and the top bit set when a cell card goes back after it, `return_cell_card`),
+/// count, and the top bit set when a loose card goes back after it, `return_loose_card`),
 /// as the depth-first path keeps its untried moves: paths millions of levels deep hold
 /// tens of millions of them. Places are numbered columns 0..10, cells 10..18,
 /// foundations (as a take-back's source) 18..22, and 31 the foundations as a
@@ -90,7 +90,7 @@ impl PackedMove {
         PackedMove(place(m.from) | place(m.to) << 5 | u16::from(m.count) << 10)
     }
 
-    /// The move, marked as one after which a cell card goes back if `returns`.
+    /// The move, marked as one after which a loose card goes back if `returns`.
     fn returning(self, returns: bool) -> PackedMove {
         PackedMove(self.0 | u16::from(returns) << 15)
     }
@@ -139,11 +139,12 @@ pub(super) struct DepthFirst {
     /// and two cells the scores' order found the win no sooner than the plain one
     /// (docs/performance.md).
     ranked: bool,
-    /// Under most rules (`Variant::cell_card_returns`), a child whose cells are full and
-    /// one of whose cell cards has to go back onto a column (`Position::cell_card_return`)
-    /// is replaced by the position after that move: a proof with one or two cells stores
-    /// a quarter to a third fewer positions.
-    return_cell_card: bool,
+    /// Under most rules (`Variant::loose_card_returns`), a child whose cells are full,
+    /// with no column empty, and one of whose loose cards (in a cell, or alone in its
+    /// column) has to go back onto a column (`Position::loose_card_return`) is replaced
+    /// by the position after that move: a proof with one or two cells stores far fewer
+    /// positions.
+    return_loose_card: bool,
 }
 
 impl DepthFirst {
@@ -157,7 +158,7 @@ impl DepthFirst {
             shake_seed: n,
             rest_last_card: false,
             ranked: true,
-            return_cell_card: false,
+            return_loose_card: false,
         }
     }
 
@@ -175,13 +176,13 @@ impl DepthFirst {
             shake_seed: n,
             rest_last_card: false,
             ranked: true,
-            return_cell_card: false,
+            return_loose_card: false,
         }
     }
 
     #[cfg(test)]
-    pub(super) fn exhaustive(rest_last_card: bool, return_cell_card: bool) -> DepthFirst {
-        DepthFirst { rest_last_card, return_cell_card, ..DepthFirst::EXHAUSTIVE }
+    pub(super) fn exhaustive(rest_last_card: bool, return_loose_card: bool) -> DepthFirst {
+        DepthFirst { rest_last_card, return_loose_card, ..DepthFirst::EXHAUSTIVE }
     }
 
     pub(super) const EXHAUSTIVE: DepthFirst = DepthFirst {
@@ -192,7 +193,7 @@ impl DepthFirst {
         shake_seed: 0,
         rest_last_card: true,
         ranked: false,
-        return_cell_card: true,
+        return_loose_card: true,
     };
 }
 
@@ -415,13 +416,13 @@ impl DepthFirstSearch {
             let mark = self.played.len();
             self.played.push(self.state.play(m));
             self.state.autoplay_after(rules, m, &mut self.played);
-            // Whether a cell card goes back was found as the move was generated.
+            // Whether a loose card goes back was found as the move was generated.
             debug_assert_eq!(
                 packed.returns(),
-                how.return_cell_card && rules.cell_card_returns() && self.state.cell_card_return(rules).is_some()
+                how.return_loose_card && rules.loose_card_returns() && self.state.loose_card_return(rules).is_some()
             );
             if packed.returns() {
-                return_cell_card(&mut self.state, rules, &mut self.played);
+                return_loose_card(&mut self.state, rules, &mut self.played);
             }
             // A vector of the path that is full doubles on the next level: stop before
             // that would pass the budget rather than notice after. Like the store's own
@@ -564,17 +565,21 @@ fn push_frame(
     // back off a foundation changes every column's score, and is played). The others
     // are played on `child`, a copy of this position made only when one is needed.
     let quiet = gate.is_none();
-    // A child whose cell card has to go back is replaced by the position after that.
-    let returns = how.return_cell_card && rules.cell_card_returns();
-    // Only a position with at most one free cell can have a child with every cell full.
-    let ends = (returns && state.empty_cells(rules) <= 1).then(|| Ends::of(state, rules));
+    // A child whose loose card has to go back is replaced by the position after that.
+    let returns = how.return_loose_card && rules.loose_card_returns();
+    // Only a position with at most one free cell and at most one empty column can have
+    // a child with every cell full and no column empty.
+    let ends =
+        (returns && state.empty_cells(rules) <= 1 && state.empty_columns(rules) <= 1).then(|| Ends::of(state, rules));
     let free = if rank_now { (state.empty_cells(rules), state.empty_columns(rules)) } else { (0, 0) };
     let mut child_ready = false;
     for &m in generated.iter() {
         if quiet && !(rank_now && matches!(m.from, Place::Foundation(_))) {
             let back = ends.as_ref().and_then(|ends| quiet_return(state, rules, m, ends));
             let child_fp = match back {
-                Some((x, column)) => state.fingerprint_of_quiet_move_and_return(rules, hashes, m, x, column),
+                Some((x, from, column)) => {
+                    state.fingerprint_of_quiet_move_and_return(rules, hashes, m, x, from, column)
+                }
                 None => state.fingerprint_of_quiet_move(rules, hashes, m),
             };
             if let Some(child_fp) = child_fp {
@@ -596,7 +601,7 @@ fn push_frame(
             child_ready = true;
         }
         play_with_autoplay(child, rules, m, played);
-        let back = returns && return_cell_card(child, rules, played);
+        let back = returns && return_loose_card(child, rules, played);
         let child_fp = child.fingerprint_after(state, hashes, played);
         if let Some(gate) = gate.as_deref_mut() {
             if gate.rises(state, child, played, rules) {
@@ -643,17 +648,18 @@ fn played_fingerprint(state: &Position, hashes: &Hashes, rules: &Variant, m: Mov
     let (mut child, mut played) = (state.clone(), vec![]);
     play_with_autoplay(&mut child, rules, m, &mut played);
     if returns {
-        return_cell_card(&mut child, rules, &mut played);
+        return_loose_card(&mut child, rules, &mut played);
     }
     child.fingerprint_after(state, hashes, &played)
 }
 
-/// Puts a cell card of `child`, just played, back onto a column if one has to go
-/// (`Position::cell_card_return`), adding the move to `played`; whether one did. Nothing follows it
-/// automatically: the card was not safe to send home in the cell, and no foundation
-/// has changed, so no card has become safe.
-pub(super) fn return_cell_card(child: &mut Position, rules: &Variant, played: &mut Vec<Played>) -> bool {
-    let r = child.cell_card_return(rules);
+/// Puts a loose card of `child`, just played, back onto a column if one has to go
+/// (`Position::loose_card_return`), adding the move to `played`; whether one did.
+/// Nothing follows it automatically: the card was not safe to send home where it was,
+/// no foundation has changed, and it uncovers no card (it was in a cell, or alone in
+/// its column), so no card has become safe.
+pub(super) fn return_loose_card(child: &mut Position, rules: &Variant, played: &mut Vec<Played>) -> bool {
+    let r = child.loose_card_return(rules);
     if let Some(r) = r {
         played.push(child.play(r));
     }
@@ -663,6 +669,8 @@ pub(super) fn return_cell_card(child: &mut Position, rules: &Variant, played: &m
 /// A position's column ends, worked out once for all its children (`quiet_return`).
 struct Ends {
     tops: u64,
+    /// The cards alone in their columns.
+    alone: u64,
     /// The column each card ends (u8::MAX: none).
     column_ending_in: [u8; Card::COUNT],
     empty_columns: usize,
@@ -672,11 +680,15 @@ struct Ends {
 impl Ends {
     fn of(state: &Position, rules: &Variant) -> Ends {
         let free_cells = state.empty_cells(rules);
-        let mut ends = Ends { tops: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0, free_cells };
+        let mut ends =
+            Ends { tops: 0, alone: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0, free_cells };
         for i in 0..rules.columns {
             match state.column(i).last() {
                 Some(&c) => {
                     ends.tops |= 1 << c;
+                    if state.len(i) == 1 {
+                        ends.alone |= 1 << c;
+                    }
                     ends.column_ending_in[usize::from(c)] = i as u8;
                 }
                 None => ends.empty_columns += 1,
@@ -686,11 +698,12 @@ impl Ends {
     }
 }
 
-/// The cell card and the column it goes back onto (`Position::cell_card_return`) in
-/// the child a single-card move `m` with no automatic move after it leads to from
-/// `state` (whose column ends are `ends`), seen through `state` without playing `m`.
-/// None if the child's cards stay in their cells, or if `m` is no such move.
-fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Option<(u8, usize)> {
+/// The loose card, where it is (a cell, or the column it is alone in) and the column it
+/// goes back onto (`Position::loose_card_return`) in the child a single-card move `m`
+/// with no automatic move after it leads to from `state` (whose column ends are
+/// `ends`), seen through `state` without playing `m`. None if no card of the child goes
+/// back, or if `m` is no such move.
+fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Option<(u8, Place, usize)> {
     // A card leaving a cell leaves it free; the rule wants every cell full.
     let Place::Column(from) = m.from else { return None };
     if m.count != 1 || matches!(m.to, Place::Foundation(_) | Place::Home) {
@@ -710,6 +723,10 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
         return None;
     }
     let covered = to.and_then(|j| state.column(j).last().copied());
+    // And no column of the child may be empty.
+    if ends.empty_columns + usize::from(uncovered.is_none()) != usize::from(to.is_some() && covered.is_none()) {
+        return None;
+    }
     // The child's column ends: the moved card leaves one, uncovering the card below
     // it, and covers another.
     let mut tops = ends.tops & !(1 << moved);
@@ -722,13 +739,25 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
         }
         tops |= 1 << moved;
     }
-    let empty_columns =
-        ends.empty_columns + usize::from(uncovered.is_none()) - usize::from(to.is_some() && covered.is_none());
-    let (slot, column) = state.cell_card_going_back(
+    // The cards alone in the child's columns: the moved card leaves its column, and
+    // the card under it is alone if it was the first; it joins a card, which is alone
+    // no more, or fills an empty column, where it is alone.
+    let mut alone = ends.alone & !(1 << moved);
+    if column.len() == 2 {
+        alone |= 1 << column[0];
+    }
+    if to.is_some() {
+        match covered {
+            Some(c) => alone &= !(1 << c),
+            None => alone |= 1 << moved,
+        }
+    }
+    state.loose_card_going_back(
         rules,
         ColumnEnds {
             tops,
-            empty_column: empty_columns > 0,
+            alone,
+            empty_column: false,
             cell: |slot| if Some(slot) == into_cell { Some(moved) } else { state.cell(slot).map(|c| c.index()) },
             column_ending_in: |c| {
                 if c == moved {
@@ -741,11 +770,8 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
                     Some(usize::from(ends.column_ending_in[usize::from(c)])).filter(|&i| i != usize::from(u8::MAX))
                 }
             },
-            len: |i| state.len(i) + usize::from(Some(i) == to) - usize::from(i == from),
         },
-    )?;
-    let x = if Some(slot) == into_cell { moved } else { state.cell(slot)?.index() };
-    Some((x, column))
+    )
 }
 
 /// The score of the position `m` leads to from `state`, found by playing it (what

@@ -418,8 +418,9 @@ impl Gate {
     /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
     /// on a higher level. Without take-back that is when a card went home or the card
     /// moved left one it does not fit (the moves after the first all go home, but for a
-    /// cell card put back onto a card it fits on, `Position::cell_card_return`, which
-    /// leaves the level as it is); under take-back, when the count of out-of-order
+    /// loose card put back onto a card it fits on, `Position::loose_card_return`, which
+    /// leaves the level as it is: it comes from a cell, or from a column it is alone
+    /// in, and parts no pair); under take-back, when the count of out-of-order
     /// pairs fell.
     #[inline]
     pub(super) fn rises(&self, parent: &Position, child: &Position, played: &[Played], rules: &Variant) -> bool {

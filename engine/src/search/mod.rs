@@ -316,18 +316,18 @@ pub(crate) fn exhaustive_pass(start: &Position, rules: &Variant, rest_last_card:
     exhaustive_pass_returning(start, rules, rest_last_card, true)
 }
 
-/// `exhaustive_pass`, and with `return_cell_card` false it also stores the positions
-/// whose cell card has to go back (`Position::cell_card_return`), so tests can check
+/// `exhaustive_pass`, and with `return_loose_card` false it also stores the positions
+/// whose loose card has to go back (`Position::loose_card_return`), so tests can check
 /// that replacing them loses no win.
 #[cfg(test)]
 pub(crate) fn exhaustive_pass_returning(
     start: &Position,
     rules: &Variant,
     rest_last_card: bool,
-    return_cell_card: bool,
+    return_loose_card: bool,
 ) -> (Status, usize) {
     one_pass_to_the_end(start, rules, |root, meter| {
-        match depth_first(root, rules, meter, DepthFirst::exhaustive(rest_last_card, return_cell_card)) {
+        match depth_first(root, rules, meter, DepthFirst::exhaustive(rest_last_card, return_loose_card)) {
             Pass::Settled(status, _, stored) => (status, stored),
             Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
         }
