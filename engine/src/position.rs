@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::card::Card;
-use crate::variant::{Variant, MAX_CELLS, MAX_COLUMNS, NO_PARENT};
+use crate::variant::{Variant, MAX_CELLS, MAX_COLUMNS};
 
 /// Deepest a column can get: 13 dealt cards (4 columns) plus a run of 12 on top. A
 /// board whose columns could grow past it is refused when the position is built.
@@ -430,6 +430,9 @@ impl Position {
     /// proves no win is lost). The first such cell, then the lowest such card alone in
     /// its column, then the first column, is taken. None if there is none.
     pub fn loose_card_return(&self, rules: &Variant) -> Option<Move> {
+        if self.lens[..rules.columns].contains(&0) || self.cells[..rules.cells].contains(&NO_CARD) {
+            return None;
+        }
         let (_, from, column) = self.loose_card_going_back(
             rules,
             ColumnEnds {
@@ -462,38 +465,51 @@ impl Position {
         for slot in 0..rules.cells {
             in_cells |= 1 << (view.cell)(slot)?;
         }
-        let is_top = |c: u8| c != NO_PARENT && view.tops & (1 << c) != 0;
-        let free = |c: u8| c != NO_PARENT && (view.tops | in_cells) & (1 << c) != 0;
-        // The first column ending in a card x fits on that can neither move (not home,
-        // not onto a card: the cells are full and no column is empty) nor take another.
-        let onto = |x: u8| {
-            let qualifying = rules.parents(x).into_iter().filter(|&p| is_top(p)).filter_map(|p| {
-                let column = (view.column_ending_in)(p)?;
-                let movable = self.can_go_home(card(p)) || rules.parents(p).into_iter().any(is_top);
-                let wanted = rules.children(p).into_iter().any(|y| y != x && free(y));
-                (!movable && !wanted).then_some(column)
-            });
-            qualifying.min()
-        };
+        let free = view.tops | in_cells;
         let from_cell = (0..rules.cells).find_map(|slot| {
             let x = (view.cell)(slot)?;
-            Some((x, Place::Cell(slot as u8), onto(x)?))
+            Some((x, Place::Cell(slot as u8), self.stuck_end_for(rules, x, view.tops, free, &view.column_ending_in)?))
         });
         from_cell.or_else(|| {
+            // Cards alone in their columns that may come back into an empty one and take
+            // no card.
             let mut alone = view.alone;
             while alone != 0 {
                 let x = alone.trailing_zeros() as u8;
                 alone &= alone - 1;
-                if !rules.may_fill_empty(card(x)) || rules.children(x).into_iter().any(free) {
+                if !rules.may_fill_empty(card(x)) || rules.child_mask(x) & free != 0 {
                     continue;
                 }
                 let Some(a) = (view.column_ending_in)(x) else { continue };
-                if let Some(column) = onto(x) {
+                if let Some(column) = self.stuck_end_for(rules, x, view.tops, free, &view.column_ending_in) {
                     return Some((x, Place::Column(a as u8), column));
                 }
             }
             None
         })
+    }
+
+    /// For `loose_card_going_back`: the first column ending in a card x fits on that can
+    /// neither move (not home, not onto a card at a column's end, `tops`: the cells are
+    /// full and no column is empty) nor take a card but x (none in `free`, the cards at
+    /// the columns' ends and in the cells).
+    #[inline(always)]
+    fn stuck_end_for<E>(&self, rules: &Variant, x: u8, tops: u64, free: u64, column_ending_in: &E) -> Option<usize>
+    where
+        E: Fn(u8) -> Option<usize>,
+    {
+        let mut ends = rules.parent_mask(x) & tops;
+        let mut first = None;
+        while ends != 0 {
+            let p = ends.trailing_zeros() as u8;
+            ends &= ends - 1;
+            let movable = rules.parent_mask(p) & tops != 0 || self.can_go_home(card(p));
+            let wanted = rules.child_mask(p) & !(1 << x) & free != 0;
+            if let Some(column) = column_ending_in(p).filter(|_| !movable && !wanted) {
+                first = Some(first.map_or(column, |f: usize| f.min(column)));
+            }
+        }
+        first
     }
 
     /// The cards at the ends of the columns, a bit each (bit c for card number c).

@@ -52,6 +52,29 @@ const fn child_table(same_suit: bool) -> [[u8; 2]; Card::COUNT] {
 
 static ALTERNATE_CHILDREN: [[u8; 2]; Card::COUNT] = child_table(false);
 static SAME_SUIT_CHILDREN: [[u8; 2]; Card::COUNT] = child_table(true);
+
+/// A table of card pairs as bit sets (bit c for card number c), for tests on many
+/// cards at once.
+const fn mask_table(pairs: [[u8; 2]; Card::COUNT]) -> [u64; Card::COUNT] {
+    let mut table = [0u64; Card::COUNT];
+    let mut c = 0;
+    while c < Card::COUNT {
+        let mut k = 0;
+        while k < 2 {
+            if pairs[c][k] != NO_PARENT {
+                table[c] |= 1 << pairs[c][k];
+            }
+            k += 1;
+        }
+        c += 1;
+    }
+    table
+}
+
+static ALTERNATE_PARENT_MASKS: [u64; Card::COUNT] = mask_table(parent_table(false));
+static SAME_SUIT_PARENT_MASKS: [u64; Card::COUNT] = mask_table(parent_table(true));
+static ALTERNATE_CHILD_MASKS: [u64; Card::COUNT] = mask_table(child_table(false));
+static SAME_SUIT_CHILD_MASKS: [u64; Card::COUNT] = mask_table(child_table(true));
 pub const MAX_CELLS: usize = 8;
 
 /// How many cards may move between columns at once.
@@ -113,6 +136,20 @@ impl Variant {
     #[inline]
     pub fn children(&self, card: u8) -> [u8; 2] {
         let table = if self.same_suit { &SAME_SUIT_CHILDREN } else { &ALTERNATE_CHILDREN };
+        table[usize::from(card)]
+    }
+
+    /// `parents` as a bit set (bit c for card number c).
+    #[inline]
+    pub fn parent_mask(&self, card: u8) -> u64 {
+        let table = if self.same_suit { &SAME_SUIT_PARENT_MASKS } else { &ALTERNATE_PARENT_MASKS };
+        table[usize::from(card)]
+    }
+
+    /// `children` as a bit set (bit c for card number c).
+    #[inline]
+    pub fn child_mask(&self, card: u8) -> u64 {
+        let table = if self.same_suit { &SAME_SUIT_CHILD_MASKS } else { &ALTERNATE_CHILD_MASKS };
         table[usize::from(card)]
     }
 

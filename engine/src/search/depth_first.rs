@@ -675,13 +675,22 @@ struct Ends {
     column_ending_in: [u8; Card::COUNT],
     empty_columns: usize,
     free_cells: usize,
+    /// The cards the cell cards and the cards alone in their columns fit on: a child
+    /// with none of them at a column's end (`wanted_after`) puts no card back.
+    wanted: u64,
 }
 
 impl Ends {
     fn of(state: &Position, rules: &Variant) -> Ends {
         let free_cells = state.empty_cells(rules);
-        let mut ends =
-            Ends { tops: 0, alone: 0, column_ending_in: [u8::MAX; Card::COUNT], empty_columns: 0, free_cells };
+        let mut ends = Ends {
+            tops: 0,
+            alone: 0,
+            column_ending_in: [u8::MAX; Card::COUNT],
+            empty_columns: 0,
+            free_cells,
+            wanted: 0,
+        };
         for i in 0..rules.columns {
             match state.column(i).last() {
                 Some(&c) => {
@@ -693,6 +702,16 @@ impl Ends {
                 }
                 None => ends.empty_columns += 1,
             }
+        }
+        let mut loose = ends.alone;
+        for slot in 0..rules.cells {
+            if let Some(c) = state.cell(slot) {
+                loose |= 1 << c.index();
+            }
+        }
+        while loose != 0 {
+            ends.wanted |= rules.parent_mask(loose.trailing_zeros() as u8);
+            loose &= loose - 1;
         }
         ends
     }
@@ -743,14 +762,23 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
     // the card under it is alone if it was the first; it joins a card, which is alone
     // no more, or fills an empty column, where it is alone.
     let mut alone = ends.alone & !(1 << moved);
+    let mut wanted = ends.wanted;
     if column.len() == 2 {
         alone |= 1 << column[0];
+        wanted |= rules.parent_mask(column[0]);
     }
-    if to.is_some() {
-        match covered {
-            Some(c) => alone &= !(1 << c),
-            None => alone |= 1 << moved,
+    match (to, covered) {
+        (Some(_), Some(c)) => alone &= !(1 << c),
+        (Some(_), None) => {
+            alone |= 1 << moved;
+            wanted |= rules.parent_mask(moved);
         }
+        (None, _) => wanted |= rules.parent_mask(moved),
+    }
+    // No card a loose card of the child fits on ends a column: none goes back (the
+    // parent's loose cards, and the card the move makes loose, cover the child's).
+    if wanted & tops == 0 {
+        return None;
     }
     state.loose_card_going_back(
         rules,
