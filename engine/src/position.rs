@@ -37,13 +37,13 @@ impl Move {
     }
 }
 
-/// What `Position::loose_card_going_back` looks at: a position's cells and column ends.
+/// What `Position::loose_card_going_back` looks at: a position's cells and column ends,
+/// none of its columns empty.
 pub struct ColumnEnds<C, E> {
     /// A bit for each card at the end of a column.
     pub tops: u64,
     /// A bit for each card alone in its column.
     pub alone: u64,
-    pub empty_column: bool,
     /// A cell's card.
     pub cell: C,
     /// The column a card ends, if it ends one.
@@ -438,7 +438,6 @@ impl Position {
             ColumnEnds {
                 tops: self.tops(rules),
                 alone: (0..rules.columns).filter(|&i| self.len(i) == 1).fold(0, |bits, i| bits | 1 << self.cols[i][0]),
-                empty_column: self.lens[..rules.columns].contains(&0),
                 cell: |slot| self.cell(slot).map(|c| c.index()),
                 column_ending_in: |c| (0..rules.columns).find(|&i| self.column(i).last() == Some(&c)),
             },
@@ -447,7 +446,8 @@ impl Position {
     }
 
     /// The rule of `loose_card_return` on a view of a position's cells and column ends
-    /// (`ColumnEnds`); the foundations are this position's. The search also asks it
+    /// (`ColumnEnds`), which the caller has seen to have no empty column; the
+    /// foundations are this position's. The search also asks it
     /// about a child not yet played, seen through its parent. Where the loose card is
     /// (a cell, or the column it is alone in) and the column it goes onto: the card, its
     /// place and the column.
@@ -458,9 +458,6 @@ impl Position {
         E: Fn(u8) -> Option<usize>,
     {
         debug_assert!(rules.loose_card_returns(), "not under take-back or relaxed runs");
-        if view.empty_column {
-            return None;
-        }
         let mut in_cells = 0u64;
         for slot in 0..rules.cells {
             in_cells |= 1 << (view.cell)(slot)?;

@@ -676,7 +676,7 @@ struct Ends {
     empty_columns: usize,
     free_cells: usize,
     /// The cards the cell cards and the cards alone in their columns fit on: a child
-    /// with none of them at a column's end (`wanted_after`) puts no card back.
+    /// with none of them at a column's end puts no card back (`quiet_return`).
     wanted: u64,
 }
 
@@ -746,30 +746,25 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
     if ends.empty_columns + usize::from(uncovered.is_none()) != usize::from(to.is_some() && covered.is_none()) {
         return None;
     }
-    // The child's column ends: the moved card leaves one, uncovering the card below
-    // it, and covers another.
-    let mut tops = ends.tops & !(1 << moved);
+    // The child's column ends, and the cards alone in its columns: the moved card
+    // leaves its column, uncovering the card below it (alone if it was the first),
+    // and covers a card (alone no more), fills an empty column (where it is alone), or
+    // goes into a cell. `wanted` gains the cards a card made loose fits on.
+    let (mut tops, mut alone, mut wanted) = (ends.tops & !(1 << moved), ends.alone & !(1 << moved), ends.wanted);
     if let Some(u) = uncovered {
         tops |= 1 << u;
-    }
-    if to.is_some() {
-        if let Some(c) = covered {
-            tops &= !(1 << c);
+        if column.len() == 2 {
+            alone |= 1 << u;
+            wanted |= rules.parent_mask(u);
         }
-        tops |= 1 << moved;
-    }
-    // The cards alone in the child's columns: the moved card leaves its column, and
-    // the card under it is alone if it was the first; it joins a card, which is alone
-    // no more, or fills an empty column, where it is alone.
-    let mut alone = ends.alone & !(1 << moved);
-    let mut wanted = ends.wanted;
-    if column.len() == 2 {
-        alone |= 1 << column[0];
-        wanted |= rules.parent_mask(column[0]);
     }
     match (to, covered) {
-        (Some(_), Some(c)) => alone &= !(1 << c),
+        (Some(_), Some(c)) => {
+            tops = tops & !(1 << c) | 1 << moved;
+            alone &= !(1 << c);
+        }
         (Some(_), None) => {
+            tops |= 1 << moved;
             alone |= 1 << moved;
             wanted |= rules.parent_mask(moved);
         }
@@ -785,7 +780,6 @@ fn quiet_return(state: &Position, rules: &Variant, m: Move, ends: &Ends) -> Opti
         ColumnEnds {
             tops,
             alone,
-            empty_column: false,
             cell: |slot| if Some(slot) == into_cell { Some(moved) } else { state.cell(slot).map(|c| c.index()) },
             column_ending_in: |c| {
                 if c == moved {
