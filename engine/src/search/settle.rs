@@ -37,7 +37,13 @@ const HARD_AFTER_NODES: u64 = 40_000_000;
 /// (Measured on FreeCell; the other variants with two cells or more follow it.) With one
 /// cell, lost proofs of 30 to 45 million positions are common: woken at 35 million,
 /// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default of then.
-const HARD_AFTER_NODES_MORE_CELLS: u64 = 30_000_000;
+/// Since then a card put back (`DepthFirst::return_loose_card`) has made the exhaustive
+/// pass's nodes dearer and its proofs smaller: of the full table's 2-cell jobs past 20
+/// million nodes, three are wins of the hunt and one a lost proof (14790), and only 267
+/// (won by the exhaustive pass) and 20792 (lost) lie between 17 and 20 million. Woken
+/// at 20 million rather than 30, side by side: 29987 won in 21.0 s, not 30.5; 13705 in
+/// 21.3 s, not 28.5; 17760 in 26.2 s, not 35.6; 14790 proved lost in 39.4 s, not 36.3.
+const HARD_AFTER_NODES_MORE_CELLS: u64 = 20_000_000;
 /// Node expansions, from the hard point on, for which best-first has its larger share;
 /// then it ends, and the exhaustive pass goes on alone with the whole memory budget.
 /// The deep wins best-first finds come early in that hunt: 13705 with 2 cells 3
@@ -66,8 +72,15 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// build per core) on 15 one-cell wins of 6 to 53 s in the full table: 228 s became 156
 /// s with all strategies in the burst, and 185 s became 111 s with the first alone
 /// (12284 from 45 to 12 s, 13599 from 33 to 5 s). The first alone also costs 12 lost
-/// jobs of 4 to 13 million positions 73 s where all three cost 96 s.
-const BEST_FIRST_BURST_AFTER_NODES: u64 = 2_000_000;
+/// jobs of 4 to 13 million positions 73 s where all three cost 96 s. At 2 million, a
+/// third of the 1-cell wins of over 0.5 s in the full table that best-first found were
+/// found within 0.5 million nodes of the burst's start: the first strategy had needed
+/// only a few tens of thousands of nodes more. On the 1-cell jobs of deals 1..10000
+/// (20 s each), the burst from 0.5 million rather than 2 took the 2,155 wins 99.7
+/// million nodes, not 121.8, and the 7,840 lost jobs 1.1% more (192.9 million, not
+/// 190.7); side by side, 0.5 million beat 1 million by 10 s in 320, and 0.1 million
+/// cost the lost jobs 6.7 s more for no faster win.
+const BEST_FIRST_BURST_AFTER_NODES: u64 = 500_000;
 /// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
 /// and for every RESTART_EVERY_FEW_CELLS with one cell or none, until the job turns
 /// hard (then best-first's larger share hunts the deep wins). Jobs with more cells
