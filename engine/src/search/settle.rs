@@ -39,7 +39,8 @@ const HARD_AFTER_NODES: u64 = 40_000_000;
 /// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default of then.
 /// Since then a card put back (`DepthFirst::return_loose_card`) has made the exhaustive
 /// pass's nodes dearer and its proofs smaller: of the full table's 2-cell jobs past 20
-/// million nodes, three are wins of the hunt and one a lost proof (14790), and only 267
+/// million nodes, three are wins of the hunt and one a lost proof (14790), besides the
+/// two left unknown at 90 s (982 and 11266), and only 267
 /// (won by the exhaustive pass) and 20792 (lost) lie between 17 and 20 million. Woken
 /// at 20 million rather than 30, side by side: 29987 won in 21.0 s, not 30.5; 13705 in
 /// 21.3 s, not 28.5; 17760 in 26.2 s, not 35.6; 14790 proved lost in 39.4 s, not 36.3.
