@@ -73,14 +73,14 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// build per core) on 15 one-cell wins of 6 to 53 s in the full table: 228 s became 156
 /// s with all strategies in the burst, and 185 s became 111 s with the first alone
 /// (12284 from 45 to 12 s, 13599 from 33 to 5 s). The first alone also costs 12 lost
-/// jobs of 4 to 13 million positions 73 s where all three cost 96 s. At 2 million, a
-/// third of the 1-cell wins of over 0.5 s in the full table that best-first found were
-/// found within 0.5 million nodes of the burst's start: the first strategy had needed
-/// only a few tens of thousands of nodes more. On the 1-cell jobs of deals 1..10000
+/// jobs of 4 to 13 million positions 73 s where all three cost 96 s. At 2 million, 25
+/// of the 90 one-cell wins of over 0.5 s in the full table that best-first found came
+/// within 0.5 million nodes of the burst's start: the first strategy had needed only a
+/// few tens of thousands of nodes more. On the 1-cell jobs of deals 1..10000
 /// (20 s each), the burst from 0.5 million rather than 2 took the 2,155 wins 99.7
 /// million nodes, not 121.8, and the 7,840 lost jobs 1.1% more (192.9 million, not
 /// 190.7); side by side, 0.5 million beat 1 million by 10 s in 320, and 0.1 million
-/// cost the lost jobs 6.7 s more for no faster win.
+/// cost the lost jobs 6.8 s more for no faster win.
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 500_000;
 /// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
 /// and for every RESTART_EVERY_FEW_CELLS with one cell or none, until the job turns
