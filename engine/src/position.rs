@@ -502,7 +502,10 @@ impl Position {
             ends &= ends - 1;
             let movable = rules.parent_mask(p) & tops != 0 || self.can_go_home(card(p));
             let wanted = rules.child_mask(p) & !(1 << x) & free != 0;
-            if let Some(column) = column_ending_in(p).filter(|_| !movable && !wanted) {
+            if movable || wanted {
+                continue;
+            }
+            if let Some(column) = column_ending_in(p) {
                 first = Some(first.map_or(column, |f: usize| f.min(column)));
             }
         }

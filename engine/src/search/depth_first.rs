@@ -569,9 +569,9 @@ fn push_frame(
     let returns = how.return_loose_card && rules.loose_card_returns();
     // Only a position with at most one free cell and at most one empty column can have
     // a child with every cell full and no column empty.
-    let ends =
-        (returns && state.empty_cells(rules) <= 1 && state.empty_columns(rules) <= 1).then(|| Ends::of(state, rules));
-    let free = if rank_now { (state.empty_cells(rules), state.empty_columns(rules)) } else { (0, 0) };
+    let room = (state.empty_cells(rules), state.empty_columns(rules));
+    let ends = (returns && room.0 <= 1 && room.1 <= 1).then(|| Ends::of(state, rules, room.0));
+    let free = if rank_now { room } else { (0, 0) };
     let mut child_ready = false;
     for &m in generated.iter() {
         if quiet && !(rank_now && matches!(m.from, Place::Foundation(_))) {
@@ -681,8 +681,8 @@ struct Ends {
 }
 
 impl Ends {
-    fn of(state: &Position, rules: &Variant) -> Ends {
-        let free_cells = state.empty_cells(rules);
+    /// `state`'s column ends; `free_cells` are its empty cells, which the caller has counted.
+    fn of(state: &Position, rules: &Variant, free_cells: usize) -> Ends {
         let mut ends = Ends {
             tops: 0,
             alone: 0,
