@@ -117,9 +117,24 @@ pub struct Outcome {
 
 /// Quick passes after the first, each with its move order shaken by a different seed:
 /// a slightly different order often goes right where the first went wrong, far more
-/// cheaply than a best-first search. Tuned on deals 1..16000 with 4 cells; deals
-/// 16001..32000 gained as much.
-const SHAKEN_QUICK_PASSES: u64 = 20;
+/// cheaply than a best-first search. Twenty were tuned on deals 1..16000 with 4 cells
+/// (deals 16001..32000 gained as much), and every cell count had them. But with fewer
+/// cells most searched jobs are lost, and each pays for every quick pass; the wins the
+/// shaken passes find, the last pass finds about as soon. Measured side by side (one
+/// build per core, 20 s a job) on the jobs of deals 1..2000: with 1 cell, none rather
+/// than 20 took the 431 wins 18.9 million nodes, not 19.9, and the 1,568 lost jobs 35.4
+/// million, not 38.6 (3% and 4% less time); with 2 cells, 4 rather than 20 took the
+/// 1,588 wins 34.2 million nodes, not 36.1 (1% less time), and the 411 lost jobs 13.3
+/// million, not 14.2 (5%). With 3 cells 20 and 30 tie; with 4, 30 took 2% less time on
+/// deals 1..10000 and 20001..30000 (docs/performance.md).
+fn shaken_quick_passes(cells: usize) -> u64 {
+    match cells {
+        0 | 1 => 0,
+        2 => 4,
+        3 => 20,
+        _ => 30,
+    }
+}
 
 /// A win still longer than this once shortened is looked for again, by best-first
 /// (`straighter`). The exhaustive pass's lines follow its depth-first path, which can
@@ -190,7 +205,7 @@ pub fn solve_spilling(
     // `states` adds up what both passes stored.
     let mut states = 0;
     let mut settled = None;
-    let quick = (0..=SHAKEN_QUICK_PASSES).map(DepthFirst::quick);
+    let quick = (0..=shaken_quick_passes(rules.cells)).map(DepthFirst::quick);
     let passes = quick.map(Some).chain([None]);
     for pass in passes {
         let outcome = match pass {
