@@ -76,11 +76,13 @@ const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// jobs of 4 to 13 million positions 73 s where all three cost 96 s. At 2 million, 25
 /// of the 90 one-cell wins of over 0.5 s in the full table that best-first found came
 /// within 0.5 million nodes of the burst's start: the first strategy had needed only a
-/// few tens of thousands of nodes more. On the 1-cell jobs of deals 1..10000
-/// (20 s each), the burst from 0.5 million rather than 2 took the 2,155 wins 99.7
-/// million nodes, not 121.8, and the 7,840 lost jobs 1.1% more (192.9 million, not
-/// 190.7); side by side, 0.5 million beat 1 million by 10 s in 320, and 0.1 million
-/// cost the lost jobs 6.8 s more for no faster win.
+/// few tens of thousands of nodes more. On the 1-cell jobs of deals 1..2000 (20 s
+/// each, every job run five times), the burst from 0.5 million rather than 2 took the
+/// 431 wins 19.9 million nodes, not 24.4, and the 1,568 lost jobs 1.1% more (38.6
+/// million, not 38.1); side by side, 0.5 million beat 1 million by 10 s in 320, and
+/// 0.1 million cost the lost jobs 6.8 s more for no faster win. On deals 1..10000,
+/// side by side: the 2,040 wins 159.4 million nodes, not 176.6 (134.9 s, not 149.8),
+/// the 7,955 lost jobs 182.5 million, not 178.8 (137.0 s, not 129.3).
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 500_000;
 /// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
 /// and for every RESTART_EVERY_FEW_CELLS with one cell or none, until the job turns
