@@ -125,8 +125,11 @@ pub struct Outcome {
 /// than 20 took the 431 wins 18.9 million nodes, not 19.9, and the 1,568 lost jobs 35.4
 /// million, not 38.6 (3% and 4% less time); with 2 cells, 4 rather than 20 took the
 /// 1,588 wins 34.2 million nodes, not 36.1 (1% less time), and the 411 lost jobs 13.3
-/// million, not 14.2 (5%). With 3 cells 20 and 30 tie, and with 4 cells 30 took the
-/// engine alone 2% less time but the sweep 2% more (docs/performance.md): 20 stays.
+/// million, not 14.2 (5%). Held out, on deals 2001..4000: 1 cell 3.5% and 2 cells 3%
+/// less time. On the full table the 2-cell jobs took 2 to 3% less, and the 1-cell jobs
+/// the same: the nodes they no longer expand were the cheapest, in a store of a few
+/// thousand. With 3 cells 20 and 30 tie, and with 4 cells 30 took the engine alone 2%
+/// less time but the sweep 2% more (docs/performance.md): 20 stays.
 fn shaken_quick_passes(cells: usize) -> u64 {
     match cells {
         0 | 1 => 0,
