@@ -149,6 +149,30 @@ def cli():
     """
 
 
+def _table_says(target: int | Board, rules: Variant) -> str | None:
+    """For a job the shipped tables hold (a classic deal 1..32,000 under their rules and
+    cell counts), what they say of it, and how to see it; None for any other job."""
+    from .table import CLASSIC, TABLE_CELLS, TAKEBACK, TAKEBACK_CELLS
+    from .table import lookup as lookup_deal
+
+    cells = {CLASSIC: TABLE_CELLS, TAKEBACK: TAKEBACK_CELLS}.get(rules.name)
+    if isinstance(target, Board) or cells is None or rules.cells not in cells:
+        return None
+    try:
+        facts = lookup_deal(target, variant=rules.name)
+    except FcanalyzeError:  # a source tree without the table: nothing to add
+        return None
+    verdict = facts.verdicts.get(rules.cells) if facts is not None else None
+    if verdict is None or verdict.status not in (SOLVED, UNSOLVABLE):
+        return None
+    how = f"won in {verdict.moves} moves" if verdict.status == SOLVED else "proved lost"
+    flag = " --takeback" if rules.name == TAKEBACK else ""
+    return (
+        f"the shipped table has it, from a bigger search: {verdict.status} ({how}); "
+        f"see: fcanalyze lookup {target}{flag}"
+    )
+
+
 @cli.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
 @_variant_options
@@ -249,8 +273,32 @@ def _number(text: str) -> float:
     return float(text)
 
 
+def _seconds_check(takes: str, zero_is_no_limit: bool):
+    """A check of a seconds option, whose error says what the option `takes`
+    (`check_seconds` speaks of the library's max_seconds)."""
+
+    def check(value: float) -> float | None:
+        if zero_is_no_limit and value == 0:
+            return 0.0
+        try:
+            return check_seconds(value)
+        except FcanalyzeError:
+            raise FcanalyzeError(f"give {takes}; got {value:g}") from None
+
+    return check
+
+
+# --max-seconds: 0 is no limit (leaving it out is the default).
+_seconds_or_zero = _seconds_check(
+    f"seconds above 0 and at most {MAX_SECONDS:,.0f}, or 0 for no limit", zero_is_no_limit=True
+)
+_escalate_seconds = _seconds_check(
+    f"the most seconds a job may get in the last round, above 0 and at most {MAX_SECONDS:,.0f}",
+    zero_is_no_limit=False,
+)
+
+
 NODES = _Checked("count", check_nodes, _whole_number)
-SECONDS = _Checked("seconds", check_seconds, _number)
 MEMORY = _Checked("size", parse_memory)
 
 
@@ -264,7 +312,10 @@ def _budget_options(f):
         help="Memory for the search, like 2G or 512M. Default: 8G, which lets two workers share a 24 GiB machine.",
     )(f)
     f = click.option(
-        "--max-seconds", type=SECONDS, default=None, help="Give up after this many seconds. Default: no limit."
+        "--max-seconds",
+        type=_Checked("seconds", _seconds_or_zero, _number),
+        default=None,
+        help="Give up after this many seconds (0: no limit, as in 'sweep'). Default: no limit.",
     )(f)
     f = click.option(
         "--max-nodes", type=NODES, default=None, help="Give up after expanding this many positions. Default: no limit."
@@ -336,7 +387,10 @@ def solve(
 
     A solution is replayed by the independent referee before it is shown.
     "unsolvable" is proved by exhaustive search with sound pruning only; "unknown"
-    says which budget ran out. Exit status: 0 solved, 1 unsolvable, 3 unknown.
+    says which budget ran out. Without a budget the search runs until it decides
+    (a line on the terminal counts its seconds; Ctrl-C stops it). For a classic
+    deal of the shipped table left unknown, the verdict the table has is shown too.
+    Exit status: 0 solved, 1 unsolvable, 2 bad input, 3 unknown, 130 interrupted.
 
     \b
     Round trip:
@@ -354,16 +408,33 @@ def solve(
     else:
         text, what = read_text(board_file, "board file")
         target = parse_board(text, rules, source=what)
-    result = solve_job(
-        target,
-        variant=rules,
-        max_nodes=max_nodes,
-        max_seconds=max_seconds,
-        max_memory=max_memory,
-        spill_dir=spill_dir,
-        max_disk=max_disk,
-        layered=layered,
-    )
+    if as_json and solution_out == "-":
+        raise click.UsageError("--json and --solution-out - would both write to standard output; give a file")
+    from .progress_bar import Ticker
+
+    ticker = Ticker(f"{what} ({rules.describe()}): searching")
+    try:
+        result = solve_job(
+            target,
+            variant=rules,
+            max_nodes=max_nodes,
+            max_seconds=max_seconds or None,
+            max_memory=max_memory,
+            spill_dir=spill_dir,
+            max_disk=max_disk,
+            layered=layered,
+        )
+    except KeyboardInterrupt:
+        ticker.stop()
+        known = _table_says(target, rules)
+        click.echo(
+            f"Interrupted after {ticker.elapsed():,.1f} s: {what} ({rules.describe()}) undecided; "
+            + (known if known else "with --max-seconds S the search stops by itself, as unknown"),
+            err=True,
+        )
+        sys.exit(130)
+    finally:
+        ticker.stop()
     moves_text = " ".join(result.solution) + "\n"
     if solution_out == "-":
         if result.status == SOLVED:
@@ -398,6 +469,9 @@ def solve(
             )
         if result.limit is not None:
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
+            known = _table_says(target, rules)
+            if known:
+                click.echo(known)
         if result.kept:
             click.echo(
                 f"the layered proof is kept in {spill_dir} ({_size(result.peak_disk)} at most): the same "
@@ -431,7 +505,7 @@ def _more_budget(
         # A packed store holds some 84 million positions a GiB (docs/correctness.md).
         return (
             f"the memory budget ({budget / 2**20:,.0f} MiB) ran out after storing {states:,} positions (a GiB "
-            f"holds some 80 million); to go on, give it more: --max-memory {twice}, or prove it on "
+            f"holds some 80 million); a search with more may decide it: --max-memory {twice}, or prove it on "
             "disk with --spill-dir DIR"
         )
     if limit == "disk":
@@ -440,10 +514,11 @@ def _more_budget(
             "must keep (half of what was free at the start; 1 GiB with --max-disk), or could not write there; "
             "give it more room"
         )
-    if limit == "seconds" and max_seconds is not None:
-        return f"the time budget ran out; to go on, give it more: --max-seconds {2 * max_seconds:g}"
+    # Each search starts from the deal again: the hint says "a search with more", not "go on".
+    if limit == "seconds" and max_seconds:
+        return f"the time budget ran out; a search with more time may decide it: --max-seconds {2 * max_seconds:g}"
     if limit == "nodes" and max_nodes is not None:
-        return f"the budget of positions ran out; to go on, give it more: --max-nodes {2 * max_nodes}"
+        return f"the budget of positions ran out; a search with more may decide it: --max-nodes {2 * max_nodes}"
     return f"the {limit} budget ran out"
 
 
@@ -529,31 +604,6 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}" + (" --takeback" if takeback else ""))
-
-
-def _sweep_seconds(takes: str, zero_is_no_limit: bool):
-    """A check of a sweep's seconds option, whose error says what the option `takes`
-    (`check_seconds` speaks of the library's max_seconds)."""
-
-    def check(value: float) -> float | None:
-        if zero_is_no_limit and value == 0:
-            return 0.0
-        try:
-            return check_seconds(value)
-        except FcanalyzeError:
-            raise FcanalyzeError(f"give {takes}; got {value:g}") from None
-
-    return check
-
-
-# --max-seconds: 0 is no limit (leaving it out is the default).
-_seconds_or_zero = _sweep_seconds(
-    f"seconds above 0 and at most {MAX_SECONDS:,.0f}, or 0 for no limit", zero_is_no_limit=True
-)
-_escalate_seconds = _sweep_seconds(
-    f"the most seconds a job may get in the last round, above 0 and at most {MAX_SECONDS:,.0f}",
-    zero_is_no_limit=False,
-)
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"

@@ -211,15 +211,68 @@ def test_solve_cli(run_cli):
     assert proof.exit_code == 1 and json.loads(proof.stdout)["status"] == "unsolvable"
     unknown = run_cli("solve", "11982", "--max-nodes", "10")
     assert unknown.exit_code == 3 and "UNKNOWN (limit: nodes)" in unknown.stdout
-    assert "give it more: --max-nodes 20" in unknown.stdout
+    assert "a search with more may decide it: --max-nodes 20" in unknown.stdout
+    # A deal of the shipped table: the line after says what the table has, from a bigger search.
+    assert unknown.stdout.rstrip().endswith(
+        "the shipped table has it, from a bigger search: unsolvable (proved lost); see: fcanalyze lookup 11982"
+    )
     # A lost 1-cell deal of 39 million positions does not fit in 16 MiB: the line says
     # what ran out and what to pass for more.
     cramped = run_cli("solve", "26063", "--cells", "1", "--max-memory", "16M")
     assert cramped.exit_code == 3 and "UNKNOWN (limit: memory)" in cramped.stdout
     assert "the memory budget (16 MiB) ran out after storing" in cramped.stdout
-    assert cramped.stdout.rstrip().endswith("give it more: --max-memory 32M, or prove it on disk with --spill-dir DIR")
+    assert "may decide it: --max-memory 32M, or prove it on disk with --spill-dir DIR\n" in cramped.stdout
     board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
     assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
+
+
+def test_solve_cli_says_what_the_table_has_only_for_its_jobs(run_cli):
+    """The line from the shipped table comes for a classic deal at a cell count the
+    table holds, and never for a board, other rules or a deal past 32,000."""
+    table_line = "the shipped table has it"
+    won = run_cli("solve", "617", "--cells", "4", "--max-nodes", "5")
+    assert won.exit_code == 3
+    assert won.stdout.rstrip().splitlines()[-1].startswith(f"{table_line}, from a bigger search: solved (won in ")
+    for args in (
+        ("--board", DATA / "ms617.board", "--cells", "2"),
+        ("617", "--cells", "2", "--variant", "bakers-game"),
+        ("617", "--cells", "5"),
+        ("40000", "--cells", "2"),
+    ):
+        result = run_cli("solve", *args, "--max-nodes", "5")
+        assert result.exit_code == 3 and table_line not in result.stdout, args
+
+
+def test_solve_cli_max_seconds_zero_is_no_limit_and_json_keeps_stdout_to_itself(run_cli):
+    assert run_cli("solve", "1", "--max-seconds", "0").exit_code == 0
+    both = run_cli("solve", "1", "--json", "--solution-out", "-")
+    assert both.exit_code == 2 and both.stdout == ""
+    assert both.stderr.startswith("Error: --json and --solution-out - would both write to standard output")
+
+
+def test_a_ticker_counts_seconds_on_a_terminal_and_clears_its_line():
+    """`solve` without a budget is never silent on a terminal: a line counts the seconds
+    until the search ends, and is wiped then; nothing at all goes to a pipe or a file."""
+    import io
+    import time
+
+    from fcanalyze.progress_bar import Ticker
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    ticker = Ticker("deal 982 (freecell, 2 free cells): searching", stream=screen, every=0.02)
+    time.sleep(0.2)
+    ticker.stop()
+    ticker.stop()
+    text = screen.getvalue()
+    assert "\rdeal 982 (freecell, 2 free cells): searching, 0 s (Ctrl-C stops it" in text
+    assert text.endswith("\r") and text.rstrip("\r").split("\r")[-1].strip() == ""
+    piped = io.StringIO()
+    Ticker("deal 1", stream=piped, every=0.02).stop()
+    assert piped.getvalue() == ""
 
 
 def test_a_proof_that_outgrows_memory_goes_on_layered_on_disk_and_cleans_up(tmp_path, run_cli):
@@ -356,7 +409,7 @@ def test_layered_proofs_leave_their_disk_a_floor_of_free_space_whoever_fills_it(
         (["solve"], "give a deal number N or --board FILE"),
         (["solve", "0"], "deal number 0 is out of range"),
         (["solve", "1", "--max-memory", "lots"], "bad memory size 'lots'"),
-        (["solve", "1", "--max-seconds", "0"], "max_seconds must be above 0"),
+        (["solve", "1", "--max-seconds", "-1"], "give seconds above 0 and at most 10,000,000, or 0 for no limit"),
     ],
 )
 def test_solve_cli_errors(run_cli, args, message):
