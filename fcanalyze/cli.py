@@ -547,9 +547,10 @@ def lookup(number, solution_cells, as_json, takeback):
     taken back), the fewest cells that win it, and the solution's moves. Every
     verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
     referee, "unsolvable" proved by exhaustive search or by a proof with more cells.
-    For other deals or rules, use 'fcanalyze solve'.
+    For other deals or rules, use 'fcanalyze solve'. Exit status: 0 found, 1 not in
+    the table (a deal past 32,000, or no solution with K cells), 2 bad input.
     """
-    from .table import CLASSIC, TABLE_NAMES, TAKEBACK
+    from .table import CLASSIC, TABLE_CELLS, TABLE_NAMES, TAKEBACK, TAKEBACK_CELLS
     from .table import lookup as lookup_deal
 
     n = parse_deal_number(number)
@@ -563,6 +564,13 @@ def lookup(number, solution_cells, as_json, takeback):
         )
         sys.exit(1)
     if solution_cells is not None:
+        held = TAKEBACK_CELLS if takeback else TABLE_CELLS
+        if solution_cells not in held:
+            *most, fewest = sorted(held, reverse=True)
+            counts = ", ".join(str(k) for k in most) + f" and {fewest}"
+            raise click.UsageError(
+                f"the {'take-back' if takeback else 'classic'} table has {counts} cells; got --solution {solution_cells}"
+            )
         v = facts.verdicts.get(solution_cells)
         if v is None or v.status != SOLVED:
             status = v.status if v is not None else "missing"
@@ -600,6 +608,8 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo("fewest cells that win it: " + ("none (not even 4)" if not undecided else "undecided"))
     elif facts.min_cells_exact:
         click.echo(f"fewest cells that win it: {least}")
+    elif least - 1 not in facts.verdicts:
+        click.echo(f"fewest cells that win it: at most {least} (the table has no fewer cells)")
     else:
         click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:

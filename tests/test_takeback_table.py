@@ -89,3 +89,16 @@ def test_lookup_takeback(run_cli):
     facts_90 = lookup(90, variant=TAKEBACK)
     assert facts_90 is not None and facts_90.verdicts[1].solution is not None
     assert any(token[0] == "h" for token in facts_90.verdicts[1].solution.split())  # hs3: a take-back
+
+
+def test_lookup_says_which_cell_counts_the_table_has(run_cli):
+    """The take-back table has 4, 2 and 1 cells: asking for another count is bad input
+    (exit 2), and a deal won with 1 cell is won 'at most' with 1 because 0 was never run,
+    not because 0 is undecided."""
+    done = run_cli("lookup", "90", "--takeback")
+    assert "fewest cells that win it: at most 1 (the table has no fewer cells)" in done.output
+    for k in ("0", "3"):
+        asked = run_cli("lookup", "90", "--takeback", "--solution", k)
+        assert asked.exit_code == 2 and asked.stdout == ""
+        assert asked.stderr.startswith(f"Error: the take-back table has 4, 2 and 1 cells; got --solution {k}")
+    assert run_cli("lookup", "90", "--takeback", "--solution", "1").exit_code == 0
