@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -24,7 +25,7 @@ from .budgets import (
 )
 from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError, NotationError
-from .inputs import quote, read_text, whole_number
+from .inputs import quote, read_text, short_path, whole_number
 from .notation import parse_solution
 from .outputs import write_atomically
 from .referee import replay
@@ -56,7 +57,7 @@ class FcanalyzeGroup(click.Group):
         except FcanalyzeError as e:
             _fail(str(e), 2)
         except OSError as e:
-            _fail(f"{e.strerror or e}: {e.filename}" if e.filename else str(e), 2)
+            _fail(f"{e.strerror or e}: {short_path(e.filename)}" if e.filename else str(e), 2)
         except (click.Abort, KeyboardInterrupt):
             click.echo("Aborted.", err=True)
             sys.exit(130)
@@ -747,22 +748,31 @@ def sweep(
             f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
             "it is the most time a job may get in the last round"
         )
+    if log_file is not None:
+        _check_writable(log_file)
     seconds, options = max_seconds or None, click.get_current_context().params
-    while True:
-        plan, summary = _sweep_round(options, seconds, retry_unknown)
-        unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
-        # A retry round that found nothing to run is the last; so is one that leaves no job
-        # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
-        done = (retry_unknown and not summary.ran) or (not unknown and not summary.only_run_now)
-        if summary.interrupted or escalate is None or seconds is None or seconds >= escalate or done:
-            break
-        seconds, retry_unknown = min(2 * seconds, escalate), True
-        click.echo(f"Escalating: the jobs without a verdict run again with {seconds:g} s each (up to {escalate:g}).")
+    with _dataset_dropped_if_left_empty(out):
+        while True:
+            plan, summary = _sweep_round(options, seconds, retry_unknown)
+            unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
+            # A retry round that found nothing to run is the last; so is one that leaves no job
+            # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
+            done = (retry_unknown and not summary.ran) or (not unknown and not summary.only_run_now)
+            if summary.interrupted or escalate is None or seconds is None or seconds >= escalate or done:
+                break
+            seconds, retry_unknown = min(2 * seconds, escalate), True
+            click.echo(
+                f"Escalating: the jobs without a verdict run again with {seconds:g} s each (up to {escalate:g})."
+            )
     if unknown and not summary.interrupted:
         ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
-        retry = ["fcanalyze sweep", "--deals", deals, "--cells", ran_cells, "--out", str(out)]
+        # A deal file named from elsewhere is named absolutely, so the command works from anywhere.
+        ranges = "@" + str(Path(deals[1:]).resolve()) if deals.startswith("@") else deals
+        retry = ["fcanalyze sweep", "--deals", ranges, "--cells", ran_cells, "--out", str(out)]
         if variant != "freecell":
             retry += ["--variant", variant]
+        if workers is not None:
+            retry += ["--workers", str(workers)]
         if scheduler is not None and scheduler != "local":
             retry += ["--scheduler", scheduler]
         for flag, value in [("--max-memory", max_memory), ("--spill-dir", spill_dir), ("--max-disk", max_disk)]:
@@ -787,12 +797,41 @@ def sweep(
             )
     if summary.interrupted:
         finished = (
-            "no job had finished"
+            "no job finished in this run"
             if not summary.ran
             else (f"the {summary.ran:,} jobs finished are kept" if summary.ran > 1 else "the 1 job finished is kept")
         )
         click.echo(f"Interrupted: {finished} in {summary.path}; run the same command again to resume.", err=True)
         sys.exit(130)
+
+
+def _check_writable(path: str) -> None:
+    """Fails now, before a dataset is made, if `path` (a log file) cannot be written."""
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise FcanalyzeError(f"cannot write to {short_path(path)}: {e.strerror or e}") from None
+
+
+@contextlib.contextmanager
+def _dataset_dropped_if_left_empty(out: str):
+    """A sweep that fails before its first row (a scheduler nobody answers at, a disk
+    gone) leaves no empty dataset directory behind, if it made the directory itself:
+    one holding only its lock file is removed. Anything else there is left alone."""
+    local = Path(out) if "://" not in out else None
+    made_here = local is not None and not local.exists()
+    try:
+        yield
+    except BaseException:
+        if made_here and local is not None:
+            try:
+                if [p.name for p in local.iterdir()] == [".lock"]:
+                    (local / ".lock").unlink()
+                    local.rmdir()
+            except OSError:  # best effort: the error being raised says what matters
+                pass
+        raise
 
 
 def _point_to_table(undecided: list[tuple[int, str, int]]) -> None:

@@ -20,6 +20,13 @@ def quote(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def short_path(path: object, limit: int = 80) -> str:
+    """A path for an error message: whole if short, else its last `limit` characters
+    (the file's own name is the telling part), so that an error stays one short line."""
+    text = str(path)
+    return text if len(text) <= limit else "..." + text[-(limit - 3) :]
+
+
 _WHOLE = re.compile(r"[0-9]{1,30}", re.ASCII)
 
 

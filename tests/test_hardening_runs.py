@@ -88,6 +88,25 @@ def test_a_bad_scheduler_fails_at_once(run_cli, tmp_path, address, message):
     begin = time.monotonic()
     _one_error_line(run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", address), message)
     assert time.monotonic() - begin < 5
+    # The dataset directory the failed sweep made is not left behind, empty but for its lock.
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_failed_sweep_leaves_a_directory_it_did_not_make_as_it_was(run_cli, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("kept")
+    _one_error_line(
+        run_cli("sweep", "-d", "1-3", "-o", mine, "--scheduler", "tcp://127.0.0.1:1"), "cannot reach the Dask"
+    )
+    assert (mine / "notes.txt").read_text() == "kept"
+
+
+def test_an_unwritable_log_file_fails_before_the_dataset_is_made(run_cli, tmp_path):
+    failed = run_cli("sweep", "-d", "1-3", "-o", tmp_path / "ds", "--log-file", tmp_path / "no" / "such" / "x.log")
+    _one_error_line(failed, "cannot write to ")
+    assert failed.stderr.rstrip().endswith("/no/such/x.log: No such file or directory")
+    assert not (tmp_path / "ds").exists()
 
 
 def test_a_read_only_dataset_reports_when_done_and_refuses_work_left(two_variants, monkeypatch):
@@ -181,3 +200,20 @@ def test_reading_a_dataset_never_aborts_the_process_at_exit(two_variants):
     for _ in range(20):
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=NEUTRAL_CWD)
         assert (run.returncode, run.stdout.strip(), run.stderr) == (0, "48", "")
+
+
+def test_a_path_too_long_is_shown_by_its_end_on_one_short_line(run_cli, tmp_path):
+    name = tmp_path / ("q" * 300)
+    failed = run_cli("report", name)
+    _one_error_line(failed, "File name too long: ...")
+    assert len(failed.stderr) < 140 and failed.stderr.rstrip().endswith("q" * 50)
+
+
+def test_the_retry_command_works_from_anywhere_with_the_same_workers(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "few.txt").write_text("1-2\n")
+    out = tmp_path / "ds"
+    ran = run_cli("sweep", "-d", "@few.txt", "-k", "1", "-o", out, "-j", "1", "--max-nodes", "10", "--no-progress")
+    lines = ran.stdout.splitlines()
+    retry = lines[next(i for i, line in enumerate(lines) if "To run them" in line) + 1]
+    assert f"--deals @{tmp_path / 'few.txt'} " in retry and " --workers 1 " in retry and "--retry-unknown" in retry
