@@ -932,12 +932,13 @@ def export(dataset_dir, output):
         raise FcanalyzeError(f"cannot tell the format of {output}: name it *.parquet or *.csv")
     if target.is_dir():
         raise FcanalyzeError(f"{output} is a directory; give a file name")
+    # Read first: a directory that holds no dataset is said to be that, whatever OUT is.
+    table = read_dataset(dataset_dir).sort_by([("variant", "ascending"), ("cells", "ascending"), ("deal", "ascending")])
     source = Path(dataset_dir)
     if source.is_dir() and source.resolve() in target.resolve().parents:
         # Every later read of DIR (report, resume, pandas) would take the copy's rows as
         # more rows, and count each job twice.
         raise FcanalyzeError(f"{output} is inside the dataset {dataset_dir}; write it somewhere else")
-    table = read_dataset(dataset_dir).sort_by([("variant", "ascending"), ("cells", "ascending"), ("deal", "ascending")])
     if target.suffix.lower() == ".csv":
         write_atomically(target, lambda p: pacsv.write_csv(table, p))
     else:

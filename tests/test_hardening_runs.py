@@ -51,6 +51,11 @@ def test_export_refuses_to_write_inside_the_dataset(two_variants, run_cli):
     assert read_dataset(two_variants).num_rows == 48
 
 
+def test_export_of_a_directory_without_a_dataset_says_so(run_cli, tmp_path):
+    _one_error_line(run_cli("export", tmp_path, tmp_path / "all.csv"), "holds no fcanalyze dataset")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_failed_write_leaves_no_file_and_no_temporary(tmp_path):
     target = tmp_path / "summary.csv"
 
