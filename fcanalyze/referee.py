@@ -45,9 +45,9 @@ class Verdict:
     def summary(self) -> str:
         if self.won:
             return (
-                f"OK: wins in {self.moves} moves ({self.single_card_moves} single-card, "
-                f"{self.multi_card_moves} multi-card); {self.card_moves} single-card moves "
-                f"with sequence moves expanded; score {self.score}"
+                f"OK: wins in {self.moves} moves ({self.single_card_moves} of one card, "
+                f"{self.multi_card_moves} sequence moves); {self.card_moves} card moves "
+                f"with sequence moves played card by card; score {self.score}"
             )
         if self.failed_move is not None:
             return f"ILLEGAL: move {self.failed_move} ({quote(self.token)[1:-1]}): {self.reason}"

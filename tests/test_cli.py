@@ -82,8 +82,8 @@ def test_verify_ok_with_counts(run_cli):
     result = run_cli("verify", "--deal", "1", LG)
     assert result.exit_code == 0
     assert result.stdout == (
-        "deal 1 (freecell, 4 free cells): OK: wins in 115 moves (106 single-card, "
-        "9 multi-card); 159 single-card moves with sequence moves expanded; score 695\n"
+        "deal 1 (freecell, 4 free cells): OK: wins in 115 moves (106 of one card, "
+        "9 sequence moves); 159 card moves with sequence moves played card by card; score 695\n"
     )
     assert run_cli("verify", "--deal", "1", TFTS).exit_code == 0
 

@@ -60,13 +60,17 @@ def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
     sol = tmp_path / "1c3.sol"
     solved = run_cli("solve", "1", "--cells", "3", "--solution-out", sol)
     assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
-    # verify must count the written line as solve did: its moves, single-card moves and score.
-    counts = re.search(r"moves: (\d+) \((\d+) single-card moves\), score (\d+)", solved.stdout)
+    # verify must count the written line as solve did: its moves, card moves and score.
+    counts = re.search(
+        r"moves: (\d+) \((\d+) card moves, sequence moves played card by card\), score (\d+)", solved.stdout
+    )
     assert counts, solved.stdout
     moves, single, score = counts.groups()
     verified = run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout
     assert verified.startswith("deal 1 (freecell, 3 free cells): OK: wins in " + moves + " moves ("), verified
-    assert verified.endswith(f"; {single} single-card moves with sequence moves expanded; score {score}\n"), verified
+    assert verified.endswith(f"; {single} card moves with sequence moves played card by card; score {score}\n"), (
+        verified
+    )
     piped = run_cli("solve", "1", "--solution-out", "-")
     assert piped.exit_code == 0 and "SOLVED" not in piped.stdout
     assert run_cli("verify", "--deal", "1", "-", input=piped.stdout).exit_code == 0
@@ -79,7 +83,8 @@ def test_a_sweep_with_unknown_jobs_says_how_to_retry_them(run_cli, tmp_path):
     out = tmp_path / "u"
     result = run_cli("sweep", "-d", "1-20", "-k", "2", "--max-nodes", "300", "-o", out, "--no-progress", "-j", "1")
     assert result.exit_code == 0
-    assert f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --retry-unknown --max-seconds 360" in result.stdout
+    retry = f"fcanalyze sweep --deals 1-20 --cells 2 --out {out} --workers 1 --retry-unknown --max-seconds 360"
+    assert retry in result.stdout
     assert "'fcanalyze report" in result.stdout
     # With no --cells, the suggestion names the cell counts the sweep chose.
     out = tmp_path / "sh"
@@ -96,7 +101,9 @@ def test_a_sweep_whose_layered_proof_stops_keeps_it_and_its_retry_goes_on_from_i
     args = ["sweep", "-d", "11982", "-k", "4", "-o", out, "--no-progress", "-j", "1", "--spill-dir", spill]
     result = run_cli(*args, "--layered", "--max-nodes", "20000")
     assert result.exit_code == 0, result.output
-    retry = f"fcanalyze sweep --deals 11982 --cells 4 --out {out} --spill-dir {spill} --layered --retry-unknown"
+    retry = (
+        f"fcanalyze sweep --deals 11982 --cells 4 --out {out} --workers 1 --spill-dir {spill} --layered --retry-unknown"
+    )
     assert retry in result.stdout
     assert f"1 layered proof stopped by a budget is kept in {spill}" in result.stdout
     again = run_cli(*args, "--layered", "--retry-unknown")
