@@ -347,6 +347,10 @@ def published_comparison(data) -> pd.DataFrame:
 # --- output -----------------------------------------------------------------------------
 
 
+# The tables report --out writes even when they have no rows; the others only with rows.
+ALWAYS_WRITTEN = ("summary", "min_cells", "min_cells_distribution", "hardest")
+
+
 def _format(value) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return "-"
@@ -355,7 +359,10 @@ def _format(value) -> str:
     if isinstance(value, float):
         if abs(value) >= 100 or value == int(value):
             return f"{value:,.0f}"
-        return f"{value:.2f}" if abs(value) >= 0.01 else f"{value:.2g}"
+        # Fixed decimals, never an exponent: a column of times reads down as one scale.
+        if abs(value) >= 0.01:
+            return f"{value:.2f}"
+        return f"{value:.4f}" if abs(value) >= 0.0001 else "<0.0001"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
@@ -394,16 +401,16 @@ UNDECIDED_SHOWN = 20
 NOT_WON = "not won"
 
 VERDICT_COLUMNS = ["variant", "cells", "jobs", SOLVED, UNSOLVABLE, UNKNOWN, ERROR, "solvable_share"]
-# The terminal's second summary table, with short headings so that it fits 100 columns.
+# The terminal's second summary table, with headings that say whose figure each is, in 100 columns.
 EFFORT_COLUMNS = {
     "variant": "variant",
     "cells": "cells",
     "moves_median": "moves med",
-    "moves_p90": "p90",
-    "moves_max": "max",
+    "moves_p90": "moves p90",
+    "moves_max": "moves max",
     "nodes_median": "nodes med",
-    "nodes_p90": "p90 ",
-    "nodes_max": "max ",
+    "nodes_p90": "nodes p90",
+    "nodes_max": "nodes max",
     "engine_seconds": "engine s",
 }
 
@@ -412,8 +419,8 @@ SCORE_COLUMNS = {
     "variant": "variant",
     "cells": "cells",
     "score_median": "score med",
-    "score_p90": "p90",
-    "score_max": "max",
+    "score_p90": "score p90",
+    "score_max": "score max",
 }
 
 PUBLISHED_HEADINGS = {
@@ -658,6 +665,12 @@ class Report:
             "takeback_gains": self.gained,
         }
         for name, frame in tables.items():
+            if name not in ALWAYS_WRITTEN and not len(frame):
+                # A table with nothing in it (no take-back rows, no undecided job, a range
+                # short of 1..32,000) is no file at all, and none left from an earlier report.
+                for suffix in (".csv", ".parquet"):
+                    (out / f"{name}{suffix}").unlink(missing_ok=True)
+                continue
             for suffix, writer in (
                 (".csv", lambda f, p: f.to_csv(p, index=False)),
                 (

@@ -99,6 +99,12 @@ def test_report_files_and_plots(dataset, tmp_path):
         assert (out / f"{name}.csv").stat().st_size > 0
         assert pq.read_table(out / f"{name}.parquet").num_rows > 0
     assert pq.read_table(out / "min_cells.parquet").num_rows == len(DEALS)
+    # A table with no rows is no file: this classic sweep has no take-back rows, and a
+    # file of that name left by an earlier report into the same place is removed.
+    assert not (out / "takeback.csv").exists() and not (out / "takeback_gains.parquet").exists()
+    (out / "takeback.csv").write_text("cells\n")
+    assert run_fcanalyze("report", dataset, "--out", out).returncode == 0
+    assert not (out / "takeback.csv").exists()
 
 
 def test_a_wrong_verdict_is_flagged_loudly(dataset, tmp_path):
