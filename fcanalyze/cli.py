@@ -74,12 +74,51 @@ def _fail(message: str, code: int):
     sys.exit(code)
 
 
+class _Checked(click.ParamType):
+    """An option value checked by one of the library's own parsers, so that the CLI and
+    the Python API accept and refuse the same things with the same words."""
+
+    def __init__(self, name: str, check, convert=str):
+        self.name = name
+        self._check = check
+        self._convert = convert
+
+    def convert(self, value, param, ctx):
+        try:
+            return self._check(self._convert(value) if isinstance(value, str) else value)
+        except (FcanalyzeError, ValueError) as e:
+            self.fail(str(e), param, ctx)
+
+
+def _whole_number(text: str) -> int:
+    """A whole number, negative ones too: the option's own check says what range it takes."""
+    stripped = text.strip()
+    value = whole_number(stripped[1:]) if stripped.startswith("-") else whole_number(stripped)
+    if value is None:
+        raise FcanalyzeError(f"{quote(text)} is not a whole number")
+    return -value if stripped.startswith("-") else value
+
+
+def _cell_count(text: str) -> int:
+    """A --cells value of the commands that play one job: said as `sweep` says it."""
+    value = _whole_number(text) if isinstance(text, str) else text
+    if not MIN_CELLS <= value <= MAX_CELLS:
+        raise FcanalyzeError(f"cell count {value} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+    return value
+
+
+def _number(text: str) -> float:
+    if not re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", text.strip(), re.ASCII | re.IGNORECASE):
+        raise FcanalyzeError(f"{quote(text)} is not a number")
+    return float(text)
+
+
 def _variant_options(f):
     """--variant and --cells, shared by every command that plays a deal."""
     f = click.option(
         "--cells",
         "-k",
-        type=click.IntRange(MIN_CELLS, MAX_CELLS),
+        type=_Checked("count", _cell_count),
         default=None,
         help="Number of free cells (0..8). Default: the variant's, 4 for FreeCell.",
     )(f)
@@ -243,35 +282,6 @@ def verify(solution_file, deal_number, board_file, variant, cells):
     click.echo(f"{what} ({rules.describe()}): {verdict.summary()}")
     if not verdict.won:
         sys.exit(1)
-
-
-class _Checked(click.ParamType):
-    """An option value checked by one of the library's own parsers, so that the CLI and
-    the Python API accept and refuse the same things with the same words."""
-
-    def __init__(self, name: str, check, convert=str):
-        self.name = name
-        self._check = check
-        self._convert = convert
-
-    def convert(self, value, param, ctx):
-        try:
-            return self._check(self._convert(value) if isinstance(value, str) else value)
-        except (FcanalyzeError, ValueError) as e:
-            self.fail(str(e), param, ctx)
-
-
-def _whole_number(text: str) -> int:
-    value = whole_number(text)
-    if value is None:
-        raise FcanalyzeError(f"{quote(text)} is not a whole number")
-    return value
-
-
-def _number(text: str) -> float:
-    if not re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", text.strip(), re.ASCII | re.IGNORECASE):
-        raise FcanalyzeError(f"{quote(text)} is not a number")
-    return float(text)
 
 
 def _seconds_check(takes: str, zero_is_no_limit: bool):

@@ -43,7 +43,7 @@ def test_deal_with_tens_written_as_10(run_cli):
         (["deal", "-5"], "deal number -5 is out of range"),
         (["deal", "8589934592"], "deal number 8589934592 is out of range"),
         (["deal", "12x"], "a deal number must be a whole number, got '12x'"),
-        (["deal", "1", "--cells", "9"], "9 is not in the range 0<=x<=8"),
+        (["deal", "1", "--cells", "9"], "cell count 9 is out of range: 0..8"),
         (["deal", "1", "--variant", "spider"], "unknown variant 'spider'"),
         (["deal", "1", "--variant", "freecell,columns=3"], "columns must be 4..10, got 3"),
         (["deal", "1", "--variant", "freecell,empty=queens"], "empty must be one of any|kings"),

@@ -25,6 +25,8 @@ def _one_error_line(result, message):
         (["solve", "1", "--max-memory", "2000P"], "memory budget must be 1M..1P"),
         (["solve", "1", "--max-memory", "512"], "memory budget must be 1M..1P"),
         (["solve", "1", "--max-nodes", "1e23"], "'1e23' is not a whole number"),
+        (["solve", "1", "--max-nodes", "-5"], "max_nodes must be 1..1,000,000,000,000,000, got -5"),
+        (["solve", "1", "--cells", "9"], "cell count 9 is out of range: 0..8"),
         (["solve", "1", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1..1,000,000,000,000,000"),
         (["solve", "1", "--max-seconds", "nan"], "'nan' is not a number"),
         (["solve", "1", "--max-seconds", "inf"], "'inf' is not a number"),
