@@ -30,7 +30,7 @@ def _one_error_line(result, message):
         (["solve", "1", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1..1,000,000,000,000,000"),
         (["solve", "1", "--max-seconds", "nan"], "'nan' is not a number"),
         (["solve", "1", "--max-seconds", "inf"], "'inf' is not a number"),
-        (["solve", "1", "--max-seconds", "1e12"], "max_seconds must be above 0 and at most 10,000,000"),
+        (["solve", "1", "--max-seconds", "1e12"], "give seconds above 0 and at most 10,000,000, or 0 for no limit"),
         (["sweep", "--max-memory", "1e30"], "bad memory size '1e30'"),
         (["sweep", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1.."),
         (["sweep", "--max-seconds", "nan"], "'nan' is not a number"),
