@@ -777,8 +777,10 @@ def sweep(
             )
     if unknown and not summary.interrupted:
         ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
-        # A deal file named from elsewhere is named absolutely, so the command works from anywhere.
-        ranges = "@" + str(Path(deals[1:]).resolve()) if deals.startswith("@") else deals
+        # A deal file is named absolutely, so that the command works from anywhere (a list
+        # read from standard input, `@-`, stays as it was).
+        listed = deals.strip()[1:] if deals.strip().startswith("@") else None
+        ranges = "@" + str(Path(listed).resolve()) if listed not in (None, "-") else deals
         retry = ["fcanalyze sweep", "--deals", ranges, "--cells", ran_cells, "--out", str(out)]
         if variant != "freecell":
             retry += ["--variant", variant]

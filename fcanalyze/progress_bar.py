@@ -44,7 +44,7 @@ class ProgressBar:
 
 
 class Ticker:
-    """A line on stderr that counts the seconds of a search, from its second second on
+    """A line on stderr that counts the seconds of a search, after its first second:
     `solve` has no time budget unless given one, and a search of hours should not look
     like a hang. It ticks from a thread of its own, which runs while the engine, which
     lets go of the interpreter as it searches, works. Nothing when stderr is not a
