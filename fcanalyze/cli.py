@@ -32,7 +32,7 @@ from .referee import replay
 from .solutions import HARD_NODES, SOLUTIONS
 from .solving import solve as solve_job
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .variant import MAX_CELLS, MIN_CELLS, Variant
+from .variant import Variant, check_cell_count
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -99,14 +99,6 @@ def _whole_number(text: str) -> int:
     return -value if stripped.startswith("-") else value
 
 
-def _cell_count(text: str) -> int:
-    """A --cells value of the commands that play one job: said as `sweep` says it."""
-    value = _whole_number(text) if isinstance(text, str) else text
-    if not MIN_CELLS <= value <= MAX_CELLS:
-        raise FcanalyzeError(f"cell count {value} is out of range: {MIN_CELLS}..{MAX_CELLS}")
-    return value
-
-
 def _number(text: str) -> float:
     if not re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", text.strip(), re.ASCII | re.IGNORECASE):
         raise FcanalyzeError(f"{quote(text)} is not a number")
@@ -118,7 +110,7 @@ def _variant_options(f):
     f = click.option(
         "--cells",
         "-k",
-        type=_Checked("count", _cell_count),
+        type=_Checked("count", check_cell_count, _whole_number),
         default=None,
         help="Number of free cells (0..8). Default: the variant's, 4 for FreeCell.",
     )(f)
@@ -192,11 +184,11 @@ def cli():
 def _table_says(target: int | Board, rules: Variant) -> str | None:
     """For a job the shipped tables hold (a classic deal 1..32,000 under their rules and
     cell counts), what they say of it, and how to see it; None for any other job."""
-    from .table import CLASSIC, TABLE_CELLS, TAKEBACK, TAKEBACK_CELLS
+    from .table import TABLE_CELL_COUNTS, TAKEBACK
     from .table import lookup as lookup_deal
 
-    cells = {CLASSIC: TABLE_CELLS, TAKEBACK: TAKEBACK_CELLS}.get(rules.name)
-    if isinstance(target, Board) or cells is None or rules.cells not in cells:
+    cells = TABLE_CELL_COUNTS.get(rules.name, ())
+    if isinstance(target, Board) or rules.cells not in cells:
         return None
     try:
         facts = lookup_deal(target, variant=rules.name)
@@ -561,7 +553,7 @@ def lookup(number, solution_cells, as_json, takeback):
     For other deals or rules, use 'fcanalyze solve'. Exit status: 0 found, 1 not in
     the table (a deal past 32,000, or no solution with K cells), 2 bad input.
     """
-    from .table import CLASSIC, TABLE_CELLS, TABLE_NAMES, TAKEBACK, TAKEBACK_CELLS
+    from .table import CLASSIC, TABLE_CELL_COUNTS, TABLE_NAMES, TAKEBACK
     from .table import lookup as lookup_deal
 
     n = parse_deal_number(number)
@@ -575,7 +567,7 @@ def lookup(number, solution_cells, as_json, takeback):
         )
         sys.exit(1)
     if solution_cells is not None:
-        held = TAKEBACK_CELLS if takeback else TABLE_CELLS
+        held = TABLE_CELL_COUNTS[variant]
         if solution_cells not in held:
             *most, fewest = sorted(held, reverse=True)
             counts = ", ".join(str(k) for k in most) + f" and {fewest}"
@@ -832,16 +824,16 @@ def _dataset_dropped_if_left_empty(out: str):
     """A sweep that fails before its first row (a scheduler nobody answers at, a disk
     gone) leaves no empty dataset directory behind, if it made the directory itself:
     one holding only its lock file is removed. Anything else there is left alone."""
-    local = Path(out) if "://" not in out else None
-    made_here = local is not None and not local.exists()
+    # A local directory that does not exist yet; None for one that does, or a URL.
+    fresh = Path(out) if "://" not in out and not Path(out).exists() else None
     try:
         yield
     except BaseException:
-        if made_here and local is not None:
+        if fresh is not None:
             try:
-                if [p.name for p in local.iterdir()] == [".lock"]:
-                    (local / ".lock").unlink()
-                    local.rmdir()
+                if [p.name for p in fresh.iterdir()] == [".lock"]:
+                    (fresh / ".lock").unlink()
+                    fresh.rmdir()
             except OSError:  # best effort: the error being raised says what matters
                 pass
         raise

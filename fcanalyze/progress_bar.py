@@ -80,8 +80,6 @@ class Ticker:
 
     def stop(self) -> None:
         """Stops ticking and clears the line (it can be called more than once)."""
-        if self._done.is_set() and self._thread is None:
-            return
         self._done.set()
         if self._thread is not None:
             self._thread.join()

@@ -25,8 +25,9 @@ CLASSIC = "freecell"
 TAKEBACK = "freecell,takeback=yes"
 TAKEBACK_TABLE_NAME = "microsoft-32000-takeback.parquet"
 TAKEBACK_CELLS = (4, 2, 1)
-# The tables by the variant whose rows they hold.
+# The tables by the variant whose rows they hold, and the cell counts each holds.
 TABLE_NAMES = {CLASSIC: TABLE_NAME, TAKEBACK: TAKEBACK_TABLE_NAME}
+TABLE_CELL_COUNTS = {CLASSIC: TABLE_CELLS, TAKEBACK: TAKEBACK_CELLS}
 
 
 # Jobs whose search took at least this many positions, some 15 s and more on this

@@ -14,6 +14,13 @@ MIN_CELLS, MAX_CELLS = 0, 8
 MIN_COLUMNS, MAX_COLUMNS = 4, 10
 
 
+def check_cell_count(k: int) -> int:
+    """A cell count as the commands take it (`--cells`): MIN_CELLS..MAX_CELLS."""
+    if isinstance(k, bool) or not isinstance(k, int) or not MIN_CELLS <= k <= MAX_CELLS:
+        raise VariantError(f"cell count {k} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+    return k
+
+
 class Build(str, Enum):
     """How a card may be placed on a column."""
 

@@ -23,7 +23,7 @@ from ..outputs import percent
 from ..solutions import SOLUTIONS, with_solution_kept
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from ..store import Dataset, Row
-from ..variant import MAX_CELLS, MIN_CELLS, Variant
+from ..variant import MAX_CELLS, Variant, check_cell_count
 from .progress import Progress, expected_cost
 from .queue import JobQueue
 from .recorder import Recorder
@@ -74,14 +74,12 @@ def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
                 raise FcanalyzeError(f"bad cell count {quote(part)} in {quote(text)}; write e.g. 4 or 1,2,4 or 0-4")
             if hi < lo:
                 raise FcanalyzeError(f"bad cell range {quote(part)}: it runs backwards; write {hi}-{lo}")
-            if hi - lo > MAX_CELLS:
-                raise FcanalyzeError(f"cell count {hi} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+            check_cell_count(hi)  # before the range is made: `0-99999999` is refused at once
             items.extend(range(lo, hi + 1))
     if not items:
         raise FcanalyzeError("no cell counts given; write e.g. --cells 4 or --cells 1,2,4")
     for k in items:
-        if not isinstance(k, int) or not MIN_CELLS <= k <= MAX_CELLS:
-            raise FcanalyzeError(f"cell count {k} is out of range: {MIN_CELLS}..{MAX_CELLS}")
+        check_cell_count(k)
     return sorted(set(items), reverse=True)
 
 
