@@ -18,6 +18,7 @@ class _Outcome(TypedDict):
     seconds: float
     resumed_seconds: float
     kept: bool
+    note: str | None
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -71,7 +72,7 @@ def solve(
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
-    peak_memory, peak_disk, seconds, resumed_seconds and kept; see fcanalyze.solve for
+    peak_memory, peak_disk, seconds, resumed_seconds, kept and note; see fcanalyze.solve for
     their meaning. With spill_dir, a proof that outgrows max_memory goes on as a layered
     proof with its files there, at most max_disk bytes of them, and stops (limit "disk")
     when the free space on spill_dir's filesystem falls below keep_free bytes; with layered too, the

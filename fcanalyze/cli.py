@@ -30,6 +30,7 @@ from .notation import parse_solution
 from .outputs import write_atomically
 from .referee import replay
 from .solutions import HARD_NODES, SOLUTIONS
+from .solving import EngineError
 from .solving import solve as solve_job
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from .variant import Variant, check_cell_count
@@ -56,6 +57,8 @@ class FcanalyzeGroup(click.Group):
             _fail(e.format_message(), e.exit_code)
         except FcanalyzeError as e:
             _fail(str(e), 2)
+        except EngineError as e:  # a bug, never a verdict: said in a line, with its own status
+            _fail(f"{e}; please report it", 4)
         except OSError as e:
             _fail(f"{e.strerror or e}: {short_path(e.filename)}" if e.filename else str(e), 2)
         except (click.Abort, KeyboardInterrupt):
@@ -393,7 +396,8 @@ def solve(
     says which budget ran out. Without a budget the search runs until it decides
     (a line on the terminal counts its seconds; Ctrl-C stops it). For a classic
     deal of the shipped table left unknown, the verdict the table has is shown too.
-    Exit status: 0 solved, 1 unsolvable, 2 bad input, 3 unknown, 130 interrupted.
+    Exit status: 0 solved, 1 unsolvable, 2 bad input, 3 unknown, 4 an engine bug
+    (please report it), 130 interrupted.
 
     \b
     Round trip:
@@ -465,6 +469,8 @@ def solve(
             f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
             + (f"  disk: {result.peak_disk / 2**20:.1f} MiB" if result.peak_disk else "")
         )
+        if result.note:
+            click.echo(f"layered proof: {result.note}")
         if result.resumed_seconds:
             click.echo(
                 f"went on from a layered proof kept in {spill_dir} (its earlier runs took "

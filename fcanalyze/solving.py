@@ -55,6 +55,10 @@ class SolveResult:
     resumed_seconds: float = 0.0
     # Whether a layered proof that a budget stopped was kept in spill_dir to go on from.
     kept: bool = False
+    # What a layered proof says of its files in a line: a kept proof it did not go on
+    # from, and why (it started afresh), or files found damaged (then the job is
+    # unknown, limit 'disk'). None otherwise.
+    note: str | None = None
 
     @property
     def solvable(self) -> bool | None:
@@ -173,19 +177,23 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
-    raw = _engine.solve(
-        board.columns,
-        board.cells,
-        board.foundations,
-        engine_variant(rules),
-        max_nodes=budgets.max_nodes,
-        max_seconds=budgets.max_seconds,
-        max_memory=budgets.max_memory,
-        spill_dir=budgets.spill_dir,
-        max_disk=budgets.max_disk,
-        keep_free=budgets.keep_free,
-        layered=budgets.layered,
-    )
+    try:
+        raw = _engine.solve(
+            board.columns,
+            board.cells,
+            board.foundations,
+            engine_variant(rules),
+            max_nodes=budgets.max_nodes,
+            max_seconds=budgets.max_seconds,
+            max_memory=budgets.max_memory,
+            spill_dir=budgets.spill_dir,
+            max_disk=budgets.max_disk,
+            keep_free=budgets.keep_free,
+            layered=budgets.layered,
+        )
+    except RuntimeError as e:  # the engine panicked: a bug, never a verdict
+        where = f"deal {deal}" if deal is not None else "board"
+        raise EngineError(f"engine bug on {where} ({rules.describe()}): {e}") from None
     moves = card_moves = score = None
     verify_seconds = 0.0
     solution = raw["solution"].split()
@@ -218,4 +226,5 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
         verify_seconds=verify_seconds,
         resumed_seconds=raw["resumed_seconds"],
         kept=raw["kept"],
+        note=raw["note"],
     )

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -62,7 +62,8 @@ impl PyVariant {
 /// Returns a dict: status ("solved", "unsolvable", "unknown"), limit (the budget that
 /// stopped an unknown, else None), solution (standard-notation moves separated by
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
-/// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept. With
+/// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept, note (what a
+/// layered proof says of its files: a kept proof not gone on from, or files damaged). With
 /// `spill_dir`, a proof that runs out of memory goes on as a layered proof, its files
 /// under spill_dir, at most `max_disk` bytes of them, stopping when the free space on
 /// spill_dir's filesystem falls below `keep_free` bytes (search::solve_spilling); with
@@ -120,14 +121,24 @@ fn solve<'py>(
                 true
             }
         };
-        match spill.as_ref() {
+        // A panic is a bug, never a verdict: it reaches Python as an error of one line
+        // (fcanalyze.solving makes it an EngineError), not as a PanicException.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match spill.as_ref() {
             Some(spill) if layered => search::prove_layered(&start, &rules, budget, spill, &mut interrupted),
             spill => search::solve_spilling(&start, &rules, budget, spill, &mut interrupted),
-        }
+        }))
     });
     if let Some(err) = pending {
         return Err(err);
     }
+    let outcome = outcome.map_err(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        PyRuntimeError::new_err(format!("the engine failed: {why}"))
+    })?;
 
     let out = PyDict::new(py);
     let (status, limit) = match outcome.status {
@@ -154,6 +165,7 @@ fn solve<'py>(
     out.set_item("seconds", outcome.seconds)?;
     out.set_item("resumed_seconds", outcome.resumed_seconds)?;
     out.set_item("kept", outcome.kept)?;
+    out.set_item("note", outcome.note)?;
     Ok(out)
 }
 

@@ -23,6 +23,9 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
     except Exception as e:  # an engine bug must not stop a sweep of thousands of jobs
         log.error("deal %d, %s: %s", deal, rules.describe(), e)
         return error_row(deal, rules, budgets, host, f"{type(e).__name__}: {e}")
+    if r.note:
+        # A kept proof not gone on from, or damaged files: worth a line whatever the verbosity.
+        log.warning("deal %d, %s: layered proof: %s", deal, rules.describe(), r.note)
     solved = r.status == SOLVED
     if r.status != SOLVED and r.status != UNSOLVABLE:
         log.info("deal %d, %s: unknown (%s budget ran out after %.1f s)", deal, rules.describe(), r.limit, r.seconds)

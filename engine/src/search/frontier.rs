@@ -52,15 +52,17 @@ pub(super) struct Stopped {
 /// Searches the bucket whose entries `entries` gives (each record into the vector it is
 /// handed; false at the end), breadth first, handing the positions of higher
 /// levels to `gate`. Ok with the positions it stored, once the bucket is done.
+/// `source` names where the entries come from, for a line on what went wrong with them.
 pub(super) fn frontier(
     gate: &mut Gate,
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    source: &str,
     root: &Position,
     rules: &Variant,
     meter: &mut Meter,
 ) -> Result<usize, Stopped> {
     let mut layers = [LayerFile::new(gate, "frontier-a"), LayerFile::new(gate, "frontier-b")];
-    let out = search(gate, entries, &mut layers, root, rules, meter);
+    let out = search(gate, entries, source, &mut layers, root, rules, meter);
     for layer in layers {
         layer.remove(gate);
     }
@@ -121,6 +123,7 @@ const BUFFER: usize = 1 << 20;
 fn search(
     gate: &mut Gate,
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    source: &str,
     layers: &mut [LayerFile; 2],
     root: &Position,
     rules: &Variant,
@@ -134,11 +137,26 @@ fn search(
     let mut record = vec![];
     let mut encoded = vec![];
     layers[0].start(gate).map_err(|_| stop(Limit::Disk, 0))?;
+    let mut read = 0u64;
     loop {
         match entries(&mut record) {
-            Ok(true) => gate.codec.decode(&record, rules, &mut s),
+            Ok(true) => {
+                if gate.codec.decode(&record, rules, &mut s).is_err() {
+                    gate.break_down(format!("an entry in {source} is damaged"));
+                    return Err(stop(Limit::Disk, 0));
+                }
+            }
             Ok(false) => break,
-            Err(_) => return Err(stop(Limit::Disk, 0)),
+            Err(e) => {
+                gate.break_down(format!("{source}: {e}"));
+                return Err(stop(Limit::Disk, 0));
+            }
+        }
+        read += 1;
+        if read.is_multiple_of(CHECK_EVERY) {
+            if let Some(limit) = meter.check() {
+                return Err(stop(limit, 0));
+            }
         }
         if s.is_won() {
             return Err(Stopped { status: Status::Unknown(Limit::Memory), won: true, stored: 0 });
@@ -164,7 +182,12 @@ fn search(
         let mut next = FingerprintSet::new(max_memory);
         loop {
             match next_entry(&mut reader, &mut record) {
-                Ok(true) => gate.codec.decode(&record, rules, &mut s),
+                Ok(true) => {
+                    if gate.codec.decode(&record, rules, &mut s).is_err() {
+                        gate.break_down("an entry of a layer of the frontier search is damaged".into());
+                        return Err(stop(Limit::Disk, stored));
+                    }
+                }
                 Ok(false) => break,
                 Err(_) => return Err(stop(Limit::Disk, stored)),
             }

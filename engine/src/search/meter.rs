@@ -34,15 +34,23 @@ impl<'a> Meter<'a> {
             return Some(Limit::Nodes);
         }
         if self.nodes.is_multiple_of(CHECK_EVERY) {
-            let now = Instant::now();
-            if now.duration_since(self.start).as_secs_f64() >= self.budget.max_seconds {
-                return Some(Limit::Seconds);
-            }
-            if now.duration_since(self.last_poll) >= INTERRUPT_POLL {
-                self.last_poll = now;
-                if (self.interrupted)() {
-                    return Some(Limit::Interrupted);
-                }
+            return self.check();
+        }
+        None
+    }
+
+    /// The time budget and interrupts, as `tick` looks at them every CHECK_EVERY nodes,
+    /// for work between nodes: reading entries a store holds already, or checking the
+    /// files of a kept proof.
+    pub(super) fn check(&mut self) -> Option<Limit> {
+        let now = Instant::now();
+        if now.duration_since(self.start).as_secs_f64() >= self.budget.max_seconds {
+            return Some(Limit::Seconds);
+        }
+        if now.duration_since(self.last_poll) >= INTERRUPT_POLL {
+            self.last_poll = now;
+            if (self.interrupted)() {
+                return Some(Limit::Interrupted);
             }
         }
         None

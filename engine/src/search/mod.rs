@@ -113,6 +113,10 @@ pub struct Outcome {
     pub resumed_seconds: f64,
     /// Whether a layered proof stopped by a budget was kept to go on from.
     pub kept: bool,
+    /// What a layered proof has to say of its files, in a line: a kept proof it did not
+    /// go on from and why (it started afresh), or files found damaged (the job is
+    /// then unknown, `Limit::Disk`). None otherwise.
+    pub note: Option<String>,
 }
 
 /// Quick passes after the first, each with its move order shaken by a different seed:
@@ -196,11 +200,15 @@ pub fn solve_spilling(
     let mut root = start.clone();
     let mut opening = vec![];
     root.autoplay(rules, &mut opening);
-    // A proof kept from an earlier run goes on at once: the searches in memory ran out
-    // of memory before it began.
+    // A proof kept from an earlier run goes on at once, if it checks out: the searches
+    // in memory ran out of memory before it began.
+    let mut note = None;
     if let Some(spill) = spill.filter(|spill| is_kept(&root, rules, spill)) {
-        let proof = layered(&root, rules, &mut meter, spill);
-        return layered_outcome(proof, &meter, begin);
+        let proof = layered(&root, rules, &mut meter, spill, true);
+        if matches!(proof.pass, Pass::Settled(..)) {
+            return layered_outcome(proof, &meter, begin);
+        }
+        note = proof.note;
     }
 
     // Best-first while it stays small, then exhaustive depth-first from scratch;
@@ -226,7 +234,7 @@ pub fn solve_spilling(
     let (mut status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
     let (mut peak_disk, mut kept) = (0, false);
     if let (Status::Unknown(Limit::Memory), Some(spill)) = (status, spill) {
-        let proof = layered(&root, rules, &mut meter, spill);
+        let proof = layered(&root, rules, &mut meter, spill, false);
         status = match proof.pass {
             Pass::Settled(status, ..) => status,
             Pass::Undecided(_) => unreachable!("a layered proof settles"),
@@ -234,6 +242,10 @@ pub fn solve_spilling(
         states += proof.stored;
         peak_disk = proof.peak_disk;
         kept = proof.kept;
+        note = match (note, proof.note) {
+            (Some(a), Some(b)) => Some(format!("{a}; then {b}")),
+            (a, b) => a.or(b),
+        };
     }
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
@@ -257,6 +269,7 @@ pub fn solve_spilling(
         seconds: begin.elapsed().as_secs_f64(),
         resumed_seconds: 0.0,
         kept,
+        note,
     }
 }
 
@@ -276,7 +289,7 @@ pub fn prove_layered(
     let mut meter = Meter::new(budget, begin, interrupted);
     let mut root = start.clone();
     root.autoplay(rules, &mut vec![]);
-    let proof = layered(&root, rules, &mut meter, spill);
+    let proof = layered(&root, rules, &mut meter, spill, false);
     layered_outcome(proof, &meter, begin)
 }
 
@@ -297,6 +310,7 @@ fn layered_outcome(proof: Layered, meter: &Meter, begin: Instant) -> Outcome {
         seconds: begin.elapsed().as_secs_f64(),
         resumed_seconds: proof.earlier.seconds,
         kept: proof.kept,
+        note: proof.note,
     }
 }
 

@@ -17,25 +17,41 @@
 //! the plain exhaustive pass visits.
 //!
 //! It only proves losses: it keeps no path, so a win it meets leaves the job unknown.
+//! It ends "unsolvable" only once every entry file has been read to its end and found
+//! to hold exactly what was written to it (`files`).
 //!
 //! A proof that a budget stops (time, nodes, memory, disk or Ctrl-C) is *kept*: its
 //! files stay in the spill directory, under a name made from its job, with a
-//! checkpoint that says what it had done. The next proof of the same job there goes
-//! on from it, searching again from all its entries the bucket it was in when it
-//! stopped; so hours of proof can be spread over several runs.
+//! checkpoint that names each of them (`checkpoint`). The next proof of the same job
+//! there goes on from it, if it checks out whole, searching again from all its entries
+//! the bucket it was in when it stopped; so hours of proof can be spread over several
+//! runs.
+//!
+//! One file per part: `codec` (entries, levels, buckets), `files` (entry files that are
+//! checked whenever read), `checkpoint` (kept proofs), and here the gate that the
+//! searches hand entries to and the driver that reads them back, bucket by bucket.
+
+mod checkpoint;
+mod codec;
+mod files;
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::position::{Place, Played, Position, MAX_HEIGHT};
+use crate::position::{Place, Played, Position};
 use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
 use super::frontier::{self, frontier, Stopped};
 use super::meter::Meter;
 use super::{Limit, Pass, Status};
+
+use checkpoint::{Checkpoint, Claim, Earlier};
+pub(super) use codec::Codec;
+use codec::BUCKETS;
+use files::{Checked, Written};
 
 /// Where a layered proof keeps its entries, and how much disk it may fill.
 #[derive(Clone, Debug)]
@@ -50,18 +66,12 @@ pub struct Spill {
     pub keep_free: u64,
 }
 
-/// Classes of a level share a file by a hash of their class: the store holds one
-/// bucket at a time, so more buckets make it smaller (down to the largest class), at
-/// the cost of more buffers and files. (With 16, 982 with 2 cells met a bucket of
-/// several large classes that outgrew 9 GB.)
-const BUCKETS: usize = 64;
 /// Each file writes through a buffer this big at most; all of them together hold at
 /// most a sixteenth of the memory budget, and MAX_BUFFERED (a proof has thousands
 /// waiting at once).
 const FILE_BUFFER: usize = 16 << 10;
 /// The free space on the spill directory's filesystem is looked at again after this
-/// many bytes written (a `statvfs` call costs about a microsecond; this is every few
-/// seconds of a proof). So a proof passes `Spill::keep_free` by this much at most.
+/// many bytes written: so a proof passes `Spill::keep_free` by this much at most.
 const FREE_CHECK_BYTES: u64 = 16 << 20;
 /// Past this, more buffering saves few writes: the memory goes to the store instead.
 const MAX_BUFFERED: usize = 256 << 20;
@@ -69,13 +79,13 @@ const MAX_BUFFERED: usize = 256 << 20;
 /// met two or three times, soon after one another) is not written again: at most this
 /// many, and at most an eighth of the memory budget.
 const WRITTEN_CACHE: usize = 1 << 22;
-/// Bumped whenever entries, levels or buckets change meaning: a kept proof written
-/// under another format is not gone on from.
-const FORMAT: &str = "fcanalyze layered proof 1";
-/// The file that makes a kept proof's directory one to go on from. Written last,
-/// once every entry is in its file, and removed first when a proof goes on from it:
-/// a directory without it (a proof that crashed, or one running) is never used.
-const CHECKPOINT: &str = "checkpoint";
+/// Bumped whenever entries, levels, buckets or checkpoints change meaning: a kept
+/// proof written under another format is not gone on from.
+const FORMAT: &str = "fcanalyze layered proof 2";
+/// The budgets and interrupts are looked at after this many entries read: entries the
+/// store holds already cost no node, and a bucket may hold millions of them.
+const CHECK_ENTRIES: u64 = 256;
+
 #[cfg(test)]
 thread_local! {
     /// Tests set this to search every bucket breadth first (`frontier`), as if each had
@@ -90,215 +100,8 @@ fn breadth_first_always() -> bool {
     false
 }
 
-/// A cell holding no card, in an entry.
-const EMPTY_CELL: u32 = 63;
-
-/// Entries in a few bytes each: the cards home, the cells, and for each column how
-/// many of the start's cards are still at its foot and what lies on them. A card
-/// placed on a column lies on one it fits, which has two such cards at most (one under
-/// same-suit building), so each is written as a bit, but for one put in an empty
-/// column, written in full. (A column that breaks this rule, which no move makes, is
-/// written card by card: the encoding never depends on it.)
-pub(super) struct Codec {
-    start: Vec<Vec<u8>>,
-    /// For each column, the out-of-order pairs among its first k start cards, k = 0..=len.
-    unnatural: Vec<Vec<u8>>,
-    /// The out-of-order pairs of the start.
-    start_unnatural: usize,
-    takeback: bool,
-}
-
-impl Codec {
-    pub(super) fn new(start: &Position, rules: &Variant) -> Codec {
-        let columns: Vec<Vec<u8>> = (0..rules.columns).map(|i| start.column(i).to_vec()).collect();
-        let unnatural: Vec<Vec<u8>> = columns
-            .iter()
-            .map(|col| {
-                let mut counts = vec![0u8; col.len() + 1];
-                for k in 2..=col.len() {
-                    counts[k] = counts[k - 1] + u8::from(!rules.fits_number(col[k - 1], col[k - 2]));
-                }
-                counts
-            })
-            .collect();
-        let start_unnatural = unnatural.iter().map(|c| usize::from(*c.last().unwrap_or(&0))).sum();
-        Codec { start: columns, unnatural, start_unnatural, takeback: rules.takeback }
-    }
-
-    /// How many of column `i`'s cards are the start's, from its foot.
-    fn kept(&self, s: &Position, i: usize) -> usize {
-        let (now, then) = (s.column(i), &self.start[i]);
-        now.iter().zip(then).take_while(|(a, b)| a == b).count()
-    }
-
-    /// The level: cards home (but under take-back) plus the out-of-order pairs parted.
-    pub(super) fn level(&self, s: &Position, rules: &Variant) -> usize {
-        let unnatural: usize =
-            (0..rules.columns).map(|i| s.column(i).windows(2).filter(|w| !rules.fits_number(w[1], w[0])).count()).sum();
-        let home = if self.takeback { 0 } else { s.cards_home() };
-        home + self.start_unnatural - unnatural
-    }
-
-    /// A hash of the class (see the module's comment), which picks the bucket.
-    fn bucket(&self, s: &Position, rules: &Variant) -> usize {
-        let mut h: u64 = if self.takeback { 0 } else { u64::from(u32::from_le_bytes(s.home())) };
-        for i in 0..rules.columns {
-            h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.unnatural[i][self.kept(s, i)]);
-        }
-        (crate::position::fmix64(h) % BUCKETS as u64) as usize
-    }
-
-    pub(super) fn encode(&self, s: &Position, rules: &Variant, out: &mut Vec<u8>) {
-        let mut w = Bits::default();
-        for h in s.home() {
-            w.put(u32::from(h), 4);
-        }
-        for slot in 0..rules.cells {
-            w.put(s.cell(slot).map_or(EMPTY_CELL, |c| u32::from(c.index())), 6);
-        }
-        for i in 0..rules.columns {
-            let col = s.column(i);
-            let k = self.kept(s, i);
-            let on_top = &col[k..];
-            w.put(k as u32, 5);
-            w.put(on_top.len() as u32, 5);
-            if on_top.is_empty() {
-                continue;
-            }
-            // Each card after the first on an empty column as a bit (which of the two
-            // cards that may lie on the one below it is), if every one is one of them.
-            let (mut bits, mut n, mut chained) = (0u64, 0, true);
-            for j in usize::from(k == 0)..on_top.len() {
-                let below = if j == 0 { col[k - 1] } else { on_top[j - 1] };
-                let children = rules.children(below);
-                if children[0] != on_top[j] && children[1] != on_top[j] {
-                    chained = false;
-                    break;
-                }
-                bits |= u64::from(children[1] == on_top[j]) << n;
-                n += 1;
-            }
-            w.put(u32::from(!chained), 1);
-            if !chained {
-                for &c in on_top {
-                    w.put(u32::from(c), 6);
-                }
-                continue;
-            }
-            if k == 0 {
-                w.put(u32::from(on_top[0]), 6);
-            }
-            w.put(bits, n);
-        }
-        w.finish(out);
-    }
-
-    /// Rebuilds into `out` the position `encode` wrote as `bytes`.
-    pub(super) fn decode(&self, bytes: &[u8], rules: &Variant, out: &mut Position) {
-        let mut r = BitReader::new(bytes);
-        let mut home = [0u8; 4];
-        for h in home.iter_mut() {
-            *h = r.get(4) as u8;
-        }
-        out.reset_to(home);
-        for slot in 0..rules.cells {
-            match r.get(6) {
-                EMPTY_CELL => {}
-                c => out.set_cell_unchecked(slot, c as u8),
-            }
-        }
-        for i in 0..rules.columns {
-            let k = r.get(5) as usize;
-            let n = r.get(5) as usize;
-            for &c in &self.start[i][..k] {
-                out.push_unchecked(i, c);
-            }
-            if n > 0 {
-                let raw = r.get(1) == 1;
-                for j in 0..n {
-                    let c = if raw || (k == 0 && j == 0) {
-                        r.get(6) as u8
-                    } else {
-                        let below = out.column(i)[k + j - 1];
-                        rules.children(below)[r.get(1) as usize]
-                    };
-                    out.push_unchecked(i, c);
-                }
-            }
-            debug_assert!(out.len(i) <= MAX_HEIGHT);
-        }
-        debug_assert!(
-            {
-                let cols: Vec<Vec<u8>> = (0..rules.columns).map(|i| out.column(i).to_vec()).collect();
-                let cells: Vec<Option<u8>> = (0..rules.cells).map(|i| out.cell(i).map(|c| c.index())).collect();
-                Position::new(rules, &cols, &cells, home).as_ref() == Ok(out)
-            },
-            "an entry this pass wrote decodes to a valid position"
-        );
-    }
-}
-
-/// Bits written low first into bytes.
-#[derive(Default)]
-struct Bits {
-    bytes: Vec<u8>,
-    acc: u64,
-    n: u32,
-}
-
-impl Bits {
-    /// Writes the low `width` bits of `value`; with fewer than 8 pending, up to 56 fit.
-    fn put(&mut self, value: impl Into<u64>, width: u32) {
-        self.acc |= value.into() << self.n;
-        self.n += width;
-        while self.n >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
-    }
-
-    /// Appends the record: its length in a byte, then its bytes.
-    fn finish(mut self, out: &mut Vec<u8>) {
-        if self.n > 0 {
-            self.bytes.push(self.acc as u8);
-        }
-        out.push(self.bytes.len() as u8);
-        out.extend_from_slice(&self.bytes);
-    }
-}
-
-struct BitReader<'a> {
-    bytes: &'a [u8],
-    /// The next byte to take into `acc`, which holds `n` bits not yet read, low first.
-    next: usize,
-    acc: u64,
-    n: u32,
-}
-
-impl<'a> BitReader<'a> {
-    fn new(bytes: &'a [u8]) -> BitReader<'a> {
-        BitReader { bytes, next: 0, acc: 0, n: 0 }
-    }
-
-    /// The next `width` bits (at most 32); past the end, zeros.
-    fn get(&mut self, width: u32) -> u32 {
-        if self.n < width {
-            while self.n <= 56 && self.next < self.bytes.len() {
-                self.acc |= u64::from(self.bytes[self.next]) << self.n;
-                self.next += 1;
-                self.n += 8;
-            }
-        }
-        let v = self.acc & ((1 << width) - 1);
-        self.acc >>= width;
-        self.n = self.n.saturating_sub(width);
-        v as u32
-    }
-}
-
-/// What the depth-first pass hands over when it meets a position of a higher level:
-/// its level now, and where the entries go.
+/// Where the searches hand the positions of higher levels than the one searched (the
+/// entries of later classes), and where the driver reads each bucket's back from.
 pub(super) struct Gate {
     pub(super) level: usize,
     pub(super) codec: Codec,
@@ -320,9 +123,11 @@ pub(super) struct Gate {
     since_free_check: u64,
     /// Why the last entry could not be written.
     pub(super) failed: Option<Limit>,
-    /// Whether a file could not be written or read: entries may be lost, and the
+    /// Whether a file could not be written or read whole: entries may be lost, and the
     /// proof is not kept.
-    broken: bool,
+    pub(super) broken: bool,
+    /// What went wrong with the files, in a line, for the job's outcome.
+    pub(super) trouble: Option<String>,
 }
 
 impl Gate {
@@ -346,28 +151,27 @@ impl Gate {
             max_buffered: (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED),
             failed: None,
             broken: false,
+            trouble: None,
         }
     }
 
     /// Puts `root` first in line, the proof's one entry so far.
     fn enqueue(&mut self, root: &Position, rules: &Variant) {
         let (level, bucket) = (self.codec.level(root, rules), self.codec.bucket(root, rules));
-        let waiting = self.waiting.entry((level, bucket)).or_insert_with(|| Waiting { buffer: vec![], on_disk: false });
+        let waiting = self.waiting.entry((level, bucket)).or_default();
         self.codec.encode(root, rules, &mut waiting.buffer);
         self.disk += waiting.buffer.len() as u64;
     }
 
-    /// Takes up the entry files of a kept proof, in this gate's directory.
-    fn adopt(&mut self) -> io::Result<()> {
-        for file in fs::read_dir(&self.dir)? {
-            let file = file?;
-            let name = file.file_name();
-            let Some((level, bucket)) = name.to_str().and_then(parse_file_name) else { continue };
-            self.waiting.insert((level, bucket), Waiting { buffer: vec![], on_disk: true });
-            self.disk += file.metadata()?.len();
+    /// Takes up the entry files of a kept proof, which `checkpoint::claim` has checked,
+    /// now in this gate's directory.
+    fn adopt(&mut self, files: &BTreeMap<String, Written>) {
+        for (name, &written) in files {
+            let Some(key) = parse_file_name(name) else { continue };
+            self.waiting.insert(key, Waiting { buffer: vec![], written, on_disk: true });
+            self.disk += written.len;
         }
         self.peak_disk = self.peak_disk.max(self.disk);
-        Ok(())
     }
 
     /// A path in the proof's directory for a file of its own (none is named so by
@@ -397,6 +201,14 @@ impl Gate {
     /// Counts `bytes` of files removed.
     pub(super) fn release_disk(&mut self, bytes: u64) {
         self.disk -= bytes.min(self.disk);
+    }
+
+    /// A file could not be written or read whole: the proof cannot end "unsolvable",
+    /// nor be kept.
+    pub(super) fn break_down(&mut self, why: String) {
+        self.failed = Some(Limit::Disk);
+        self.broken = true;
+        self.trouble.get_or_insert(why);
     }
 
     /// Every waiting buffer to its file.
@@ -457,10 +269,12 @@ impl Gate {
             self.failed = Some(Limit::Disk);
             return;
         }
-        let waiting = self.waiting.entry((level, bucket)).or_insert_with(|| Waiting { buffer: vec![], on_disk: false });
-        if waiting.buffer.len() + self.record.len() > FILE_BUFFER && waiting.flush(&self.dir, level, bucket).is_err() {
-            self.failed = Some(Limit::Disk);
-            self.broken = true;
+        let waiting = self.waiting.entry((level, bucket)).or_default();
+        if waiting.buffer.len() + self.record.len() > FILE_BUFFER {
+            if let Err(e) = waiting.flush(&self.dir, level, bucket) {
+                self.break_down(e.to_string());
+                return;
+            }
         }
         let before = waiting.buffer.capacity();
         waiting.buffer.extend_from_slice(&self.record);
@@ -468,9 +282,8 @@ impl Gate {
         if self.buffered > self.max_buffered {
             // Every buffer to its file, and its memory back: the next entries of a level
             // and bucket start a small buffer again.
-            if self.flush_all().is_err() {
-                self.failed = Some(Limit::Disk);
-                self.broken = true;
+            if let Err(e) = self.flush_all() {
+                self.break_down(e.to_string());
             }
         }
     }
@@ -487,9 +300,9 @@ impl Gate {
         }
         let opened = waiting.flush(&self.dir, level, bucket).and_then(|()| {
             let path = file_name(&self.dir, level, bucket);
-            let file = File::open(&path)?;
-            self.disk -= file.metadata()?.len().min(self.disk);
-            Ok(Source::File(BufReader::with_capacity(FILE_BUFFER, file), path))
+            let file = Checked::open(&path, waiting.written)?;
+            self.disk -= waiting.written.len.min(self.disk);
+            Ok(Source::File(BufReader::with_capacity(FILE_BUFFER, file), path, waiting.written))
         });
         Some(opened.map(|source| (level, source)))
     }
@@ -516,18 +329,22 @@ fn free_bytes(_dir: &Path) -> Option<u64> {
 }
 
 /// The entries waiting for one level and bucket: those written lately in a buffer,
-/// the others (if the buffer ever filled) in a file.
+/// the others (if the buffer ever filled) in a file, which holds `written`.
+#[derive(Default)]
 struct Waiting {
     buffer: Vec<u8>,
+    written: Written,
     on_disk: bool,
 }
 
 impl Waiting {
-    /// Appends the buffer to the file, which is opened for that alone: a proof has
-    /// thousands of files waiting, more than a process may commonly hold open.
+    /// Appends the buffer to the file, which is opened for that alone (a proof has
+    /// thousands of files waiting, more than a process may commonly hold open), and
+    /// only if it holds what was written to it.
     fn flush(&mut self, dir: &Path, level: usize, bucket: usize) -> io::Result<()> {
         let path = file_name(dir, level, bucket);
-        OpenOptions::new().create(true).append(true).open(path)?.write_all(&self.buffer)?;
+        files::open_append(&path, &self.written)?.write_all(&self.buffer)?;
+        self.written.add(&self.buffer);
         self.on_disk = true;
         self.buffer.clear();
         Ok(())
@@ -537,8 +354,8 @@ impl Waiting {
 /// Where the entries of the bucket being searched come from.
 enum Source {
     Memory(io::Cursor<Vec<u8>>),
-    /// The file, removed once read.
-    File(BufReader<File>, PathBuf),
+    /// The file, removed once read, and what was written to it.
+    File(BufReader<Checked>, PathBuf, Written),
 }
 
 impl Source {
@@ -546,7 +363,7 @@ impl Source {
     fn next_entry(&mut self, record: &mut Vec<u8>) -> io::Result<bool> {
         match self {
             Source::Memory(bytes) => next_entry(bytes, record),
-            Source::File(file, _) => next_entry(file, record),
+            Source::File(file, ..) => next_entry(file, record),
         }
     }
 
@@ -554,22 +371,35 @@ impl Source {
     fn rewind(&mut self) -> io::Result<()> {
         match self {
             Source::Memory(bytes) => bytes.set_position(0),
-            Source::File(file, _) => {
+            Source::File(file, ..) => {
                 file.seek(SeekFrom::Start(0))?;
             }
         }
         Ok(())
     }
+
+    /// The file's name, for a line on what went wrong with it.
+    fn name(&self) -> String {
+        match self {
+            Source::Memory(_) => "entries held in memory".into(),
+            Source::File(_, path, _) => path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into()),
+        }
+    }
 }
 
 fn file_name(dir: &Path, level: usize, bucket: usize) -> PathBuf {
-    dir.join(format!("level-{level:03}-{bucket:02}.entries"))
+    dir.join(entry_file_name(level, bucket))
 }
 
-/// The level and bucket of an entry file's name (`file_name`'s).
+fn entry_file_name(level: usize, bucket: usize) -> String {
+    format!("level-{level:03}-{bucket:02}.entries")
+}
+
+/// The level and bucket of an entry file's name (`entry_file_name`'s, exactly).
 fn parse_file_name(name: &str) -> Option<(usize, usize)> {
     let (level, bucket) = name.strip_prefix("level-")?.strip_suffix(".entries")?.split_once('-')?;
-    Some((level.parse().ok()?, bucket.parse().ok()?))
+    let key = (level.parse().ok()?, bucket.parse().ok()?);
+    (entry_file_name(key.0, key.1) == name && key.1 < BUCKETS).then_some(key)
 }
 
 /// What identifies a proof's job, so that a proof goes on only from a kept proof of the
@@ -592,100 +422,28 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
-/// What the runs of a kept proof had done when it stopped.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct Earlier {
-    /// Positions stored by the buckets it finished.
-    pub(super) stored: usize,
-    pub(super) nodes: u64,
-    pub(super) seconds: f64,
-    pub(super) peak_disk: u64,
-    /// The bucket it stopped in had outgrown memory: it is searched breadth first
-    /// (`frontier`) when the proof goes on. (Checkpoints written before this was
-    /// recorded say nothing of it: false.)
-    pub(super) frontier: bool,
-}
-
-impl Earlier {
-    fn write(&self, dir: &Path, job: &str) -> io::Result<()> {
-        let text = format!(
-            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\n",
-            self.stored,
-            self.nodes,
-            self.seconds,
-            self.peak_disk,
-            u8::from(self.frontier)
-        );
-        // Written whole, then named: a checkpoint is there complete or not at all.
-        let part = dir.join(format!("{CHECKPOINT}.part"));
-        fs::write(&part, text)?;
-        fs::rename(part, dir.join(CHECKPOINT))
-    }
-
-    /// The checkpoint in `dir`, if there is one, for `job`.
-    fn read(dir: &Path, job: &str) -> Option<Earlier> {
-        let path = dir.join(CHECKPOINT);
-        if fs::metadata(&path).ok()?.len() > 64 << 10 {
-            return None;
-        }
-        let text = fs::read_to_string(path).ok()?;
-        let mut lines = text.lines();
-        if lines.next()? != job {
-            return None;
-        }
-        fn value<T: std::str::FromStr>(line: Option<&str>, name: &str) -> Option<T> {
-            line?.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()
-        }
-        Some(Earlier {
-            stored: value(lines.next(), "stored")?,
-            nodes: value(lines.next(), "nodes")?,
-            seconds: value(lines.next(), "seconds")?,
-            peak_disk: value(lines.next(), "peak_disk")?,
-            frontier: value::<u8>(lines.next(), "frontier") == Some(1),
-        })
-    }
-}
-
 /// Whether `spill` holds a kept proof of `root` under `rules` to go on from.
 pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
-    kept_proof(root, rules, &spill.dir).is_some()
-}
-
-/// The directory of the proof of `root` (settled) kept in `spill_dir`, if there is one.
-fn kept_proof(root: &Position, rules: &Variant, spill_dir: &Path) -> Option<PathBuf> {
     let job = job(root, rules);
-    let kept = kept_dir(spill_dir, &job);
-    Earlier::read(&kept, &job).map(|_| kept)
+    checkpoint::looks_kept(&kept_dir(&spill.dir, &job), &job)
 }
 
 /// Removes the proof of `start` under `rules` kept in `spill_dir`, if there is one (a
-/// proof of the same job, with a checkpoint: nothing else there is touched), and says
-/// whether there was. For a job settled another way, such as a sweep's job that a
-/// proof with more free cells settled: nothing would ever go on from its proof, which
-/// would hold its disk for good.
+/// proof of the same job, with a checkpoint, this user's: nothing else there is
+/// touched), and says whether there was. For a job settled another way, such as a
+/// sweep's job that a proof with more free cells settled: nothing would ever go on
+/// from its proof, which would hold its disk for good.
 pub fn drop_kept(start: &Position, rules: &Variant, spill_dir: &Path) -> bool {
     let mut root = start.clone();
     root.autoplay(rules, &mut vec![]);
-    kept_proof(&root, rules, spill_dir).is_some_and(|kept| fs::remove_dir_all(kept).is_ok())
-}
-
-/// Takes over the kept proof of `job`, if there is one, as `dir`: what it had done.
-/// Renamed first, so that of two proofs of one job only one goes on from it; its
-/// checkpoint removed next, so that a run that dies leaves nothing to go on from.
-fn claim(kept: &Path, dir: &Path, job: &str) -> Option<Earlier> {
-    let earlier = Earlier::read(kept, job)?;
-    fs::rename(kept, dir).ok()?;
-    if fs::remove_file(dir.join(CHECKPOINT)).is_err() {
-        let _ = fs::remove_dir_all(dir);
-        return None;
-    }
-    Some(earlier)
+    let job = job(&root, rules);
+    checkpoint::removable(&kept_dir(spill_dir, &job), &job).is_some_and(|kept| fs::remove_dir_all(kept).is_ok())
 }
 
 /// Removes the proof's directory, whatever way it ends.
-struct Scratch(PathBuf);
+struct RemovedAtEnd(PathBuf);
 
-impl Drop for Scratch {
+impl Drop for RemovedAtEnd {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
     }
@@ -701,15 +459,31 @@ pub(super) struct Layered {
     pub(super) earlier: Earlier,
     /// Whether it stopped and was kept, to go on from.
     pub(super) kept: bool,
+    /// What the job's outcome should say of the proof's files: a kept proof that was
+    /// not gone on from and why, or files found damaged.
+    pub(super) note: Option<String>,
+}
+
+/// Makes the proof's own directory, which no one else may enter.
+fn make_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 /// Proves `root` lost, class by class, within the meter's budgets and `spill`'s disk,
-/// going on from a proof of the same job kept in `spill`, if there is one. Settles as
-/// Unsolvable, or as Unknown: with the budget that ran out, with `Limit::Disk` when the
-/// disk ran out or failed, and with `Limit::Memory` when it met a win (it keeps no path
-/// to replay; the job needs the memory to be found whole) or a class outgrew memory.
-/// Stopped by a budget, it is kept (unless it met a win or a file failed).
-pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill: &Spill) -> Layered {
+/// going on from a proof of the same job kept in `spill`, if there is one that checks
+/// out. Settles as Unsolvable, or as Unknown: with the budget that ran out, with
+/// `Limit::Disk` when the disk ran out or its files failed, and with `Limit::Memory`
+/// when it met a win (it keeps no path to replay; the job needs the memory to be found
+/// whole) or a class outgrew memory. Stopped by a budget, it is kept (unless it met a
+/// win or a file failed).
+///
+/// With `only_kept`, it goes on only from a kept proof that checks out: without one it
+/// does nothing (`Pass::Undecided`, with a note if one was refused), so that the
+/// searches in memory get their turn first.
+pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill: &Spill, only_kept: bool) -> Layered {
     let job = job(root, rules);
     let kept = kept_dir(&spill.dir, &job);
     let dir = spill.dir.join(format!(
@@ -717,26 +491,59 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         std::process::id(),
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
     ));
-    let resumed = claim(&kept, &dir, &job);
-    let earlier = resumed.unwrap_or_default();
-    let failed = |earlier: Earlier| Layered {
-        pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], earlier.stored),
-        stored: earlier.stored,
-        peak_disk: earlier.peak_disk,
-        earlier,
-        kept: false,
-    };
-    if resumed.is_none() && fs::create_dir_all(&dir).is_err() {
-        return failed(earlier);
-    }
-    let _scratch = Scratch(dir.clone());
-    let mut gate = Gate::new(root, rules, dir.clone(), spill, meter.budget.max_memory);
-    if resumed.is_some() {
-        if gate.adopt().is_err() {
-            return failed(earlier);
+    let mut stopped_by = None;
+    let claim = checkpoint::claim(&kept, &dir, &job, &mut || {
+        stopped_by = meter.check();
+        stopped_by.is_none()
+    });
+    let mut note = None;
+    let checkpoint = match claim {
+        Claim::None => None,
+        Claim::Resumed(checkpoint) => Some(checkpoint),
+        Claim::Refused(why) => {
+            note = Some(format!("{why}; the proof started afresh"));
+            None
         }
-    } else {
-        gate.enqueue(root, rules);
+        Claim::Stopped => {
+            let limit = stopped_by.unwrap_or(Limit::Interrupted);
+            return Layered {
+                pass: Pass::Settled(Status::Unknown(limit), vec![], 0),
+                stored: 0,
+                peak_disk: 0,
+                earlier: Earlier::default(),
+                kept: true,
+                note: Some("stopped while the kept proof's files were being checked".into()),
+            };
+        }
+    };
+    if only_kept && checkpoint.is_none() {
+        return Layered {
+            pass: Pass::Undecided(0),
+            stored: 0,
+            peak_disk: 0,
+            earlier: Earlier::default(),
+            kept: false,
+            note,
+        };
+    }
+    let earlier = checkpoint.as_ref().map_or_else(Earlier::default, |c| c.earlier);
+    if checkpoint.is_none() {
+        if let Err(e) = make_private_dir(&dir) {
+            return Layered {
+                pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], 0),
+                stored: 0,
+                peak_disk: 0,
+                earlier,
+                kept: false,
+                note: Some(format!("cannot make a directory in {}: {e}", spill.dir.display())),
+            };
+        }
+    }
+    let _removed = RemovedAtEnd(dir.clone());
+    let mut gate = Gate::new(root, rules, dir.clone(), spill, meter.budget.max_memory);
+    match &checkpoint {
+        Some(checkpoint) => gate.adopt(&checkpoint.files),
+        None => gate.enqueue(root, rules),
     }
     let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
     // Positions stored by the buckets finished.
@@ -749,6 +556,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     // is searched breadth first; and what that search stored before it stopped.
     let mut outgrown = earlier.frontier;
     let mut partial = 0;
+    let mut entries_read = 0u64;
     // How the proof ended, and whether it may be kept to go on from.
     let (status, keep) = loop {
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
@@ -767,6 +575,12 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             }
             Next::End => break (Status::Unsolvable, false),
             Next::Failed => break (Status::Unknown(Limit::Disk), false),
+        }
+        entries_read += 1;
+        if entries_read.is_multiple_of(CHECK_ENTRIES) {
+            if let Some(limit) = meter.check() {
+                break (Status::Unknown(limit), true);
+            }
         }
         if start.is_won() {
             // No path to it is kept: the job stays unknown, for want of memory.
@@ -796,6 +610,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     };
     meter.note_memory(search.peak_bytes());
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+    if let Some(trouble) = gate.trouble.take() {
+        note = Some(note.map_or(trouble.clone(), |n| format!("{n}; then {trouble}")));
+    }
     let peak_disk = gate.peak_disk.max(earlier.peak_disk);
     let done = Earlier {
         stored,
@@ -804,22 +621,46 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         peak_disk,
         frontier: outgrown,
     };
-    let kept = keep && put_by(gate, reading, &kept, &job, done).is_ok();
+    let kept = keep
+        && match keep_to_go_on(gate, reading, &kept, &job, done) {
+            Ok(()) => true,
+            Err(e) => {
+                let why = format!("the proof could not be kept in {}: {e}", spill.dir.display());
+                note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}")));
+                false
+            }
+        };
     let stored = stored + search.seen.len() + partial;
-    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept }
+    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note }
 }
 
 /// Keeps a stopped proof to go on from: every entry waiting in memory to its file, the
 /// bucket being read among them (a file of it is whole still; it is removed only once
-/// read to its end), then the checkpoint, then the directory under the job's name.
-fn put_by(gate: &mut Gate, reading: Option<Source>, kept: &Path, job: &str, done: Earlier) -> io::Result<()> {
+/// read to its end), then the checkpoint naming them all, then the directory under
+/// the job's name.
+fn keep_to_go_on(gate: &mut Gate, reading: Option<Source>, kept: &Path, job: &str, done: Earlier) -> io::Result<()> {
     gate.flush_all()?;
-    if let Some(Source::Memory(entries)) = reading {
-        let (level, bucket) = gate.reading;
-        Waiting { buffer: entries.into_inner(), on_disk: false }.flush(&gate.dir, level, bucket)?;
+    let mut files = BTreeMap::new();
+    let (level, bucket) = gate.reading;
+    match reading {
+        Some(Source::Memory(entries)) => {
+            let mut waiting = Waiting { buffer: entries.into_inner(), ..Waiting::default() };
+            waiting.flush(&gate.dir, level, bucket)?;
+            files.insert(entry_file_name(level, bucket), waiting.written);
+        }
+        Some(Source::File(_, _, written)) => {
+            files.insert(entry_file_name(level, bucket), written);
+        }
+        None => {}
     }
-    done.write(&gate.dir, job)?;
-    fs::rename(&gate.dir, kept)
+    for (&(level, bucket), waiting) in &gate.waiting {
+        if waiting.on_disk {
+            files.insert(entry_file_name(level, bucket), waiting.written);
+        }
+    }
+    Checkpoint { earlier: done, files }.write(&gate.dir, job)?;
+    fs::rename(&gate.dir, kept)?;
+    kept.parent().map_or(Ok(()), files::sync)
 }
 
 /// How the depth-first search of a bucket from one of its entries ended.
@@ -872,12 +713,14 @@ fn search_outgrown(
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     let disk = Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0 };
     let Some(source) = reading.as_mut() else { return Err(disk) };
-    if source.rewind().is_err() {
+    if let Err(e) = source.rewind() {
+        gate.break_down(format!("{}: {e}", source.name()));
         return Err(disk);
     }
+    let name = source.name();
     let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
-    let stored = frontier(gate, &mut entries, root, rules, meter)?;
-    if let Some(Source::File(_, path)) = reading.take() {
+    let stored = frontier(gate, &mut entries, &name, root, rules, meter)?;
+    if let Some(Source::File(_, path, _)) = reading.take() {
         let _ = fs::remove_file(path);
     }
     Ok(stored)
@@ -890,6 +733,8 @@ enum Next {
     /// A new bucket's file is open: its entries come next.
     Bucket,
     End,
+    /// A file could not be read, or did not hold what was written to it; the gate's
+    /// `trouble` says how.
     Failed,
 }
 
@@ -904,20 +749,29 @@ fn advance(
     if let Some(source) = reading.as_mut() {
         match source.next_entry(record) {
             Ok(true) => {
-                gate.codec.decode(record, rules, entry);
+                if gate.codec.decode(record, rules, entry).is_err() {
+                    gate.break_down(format!("an entry in {} is damaged", source.name()));
+                    return Next::Failed;
+                }
                 return Next::Entry;
             }
             Ok(false) => {
-                if let Some(Source::File(_, path)) = reading.take() {
+                if let Some(Source::File(_, path, _)) = reading.take() {
                     let _ = fs::remove_file(path);
                 }
             }
-            Err(_) => return Next::Failed,
+            Err(e) => {
+                gate.break_down(format!("{}: {e}", source.name()));
+                return Next::Failed;
+            }
         }
     }
     match gate.next_bucket() {
         None => Next::End,
-        Some(Err(_)) => Next::Failed,
+        Some(Err(e)) => {
+            gate.break_down(e.to_string());
+            Next::Failed
+        }
         Some(Ok((level, source))) => {
             *reading = Some(source);
             gate.level = level;
@@ -935,110 +789,4 @@ pub(super) fn next_entry(reader: &mut impl Read, record: &mut Vec<u8>) -> io::Re
     record.resize(usize::from(n[0]), 0);
     reader.read_exact(record)?;
     Ok(true)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::moves::generate;
-    use crate::testdata::{columns, MS1};
-    use crate::variant::SequenceMoves;
-
-    /// Positions reached from deal 1 by a random walk, each with its level.
-    fn walk(rules: &Variant, steps: usize, seed: u64) -> Vec<Position> {
-        let cells = vec![None; rules.cells];
-        let mut s = Position::new(rules, &columns(MS1), &cells, [0; 4]).expect("deal 1");
-        let mut rng = seed;
-        let mut out = vec![s.clone()];
-        let mut moves = vec![];
-        for _ in 0..steps {
-            moves.clear();
-            generate(&s, rules, true, &mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let m = moves[(rng >> 33) as usize % moves.len()];
-            s.apply(m);
-            out.push(s.clone());
-        }
-        out
-    }
-
-    #[test]
-    fn entries_decode_to_the_positions_encoded_and_levels_never_fall() {
-        for rules in [
-            Variant::FREECELL,
-            Variant::FREECELL.with_cells(1),
-            Variant { same_suit: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { sequence_moves: SequenceMoves::Relaxed, kings_only: true, ..Variant::FREECELL },
-            Variant { takeback: true, ..Variant::FREECELL.with_cells(2) },
-        ] {
-            for seed in 1..20 {
-                let positions = walk(&rules, 300, seed);
-                let codec = Codec::new(&positions[0], &rules);
-                let mut record = vec![];
-                // Decoded into a position that holds another: nothing of it may stay.
-                let mut out = positions.last().expect("a position").clone();
-                for pair in positions.windows(2) {
-                    let (before, after) = (&pair[0], &pair[1]);
-                    assert!(codec.level(after, &rules) >= codec.level(before, &rules), "{rules:?}");
-                    record.clear();
-                    codec.encode(after, &rules, &mut record);
-                    assert_eq!(usize::from(record[0]), record.len() - 1);
-                    codec.decode(&record[1..], &rules, &mut out);
-                    assert_eq!(out, *after, "{rules:?}");
-                }
-                // The start's own layout and a stranger's (written card by card) too.
-                let stranger = walk(&rules, 40, seed + 100);
-                let codec = Codec::new(stranger.last().expect("a position"), &rules);
-                for p in &positions {
-                    record.clear();
-                    codec.encode(p, &rules, &mut record);
-                    codec.decode(&record[1..], &rules, &mut out);
-                    assert_eq!(out, *p);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn entries_are_written_as_the_format_named_says() {
-        // Kept proofs are gone on from by later versions whose FORMAT is the same: a
-        // change of these bytes must bump FORMAT. A hash of the entries of deal 1's
-        // positions along walks of three variants, the start's layout and a stranger's.
-        let mut all = vec![];
-        for rules in [
-            Variant::FREECELL.with_cells(1),
-            Variant { same_suit: true, ..Variant::FREECELL.with_cells(2) },
-            Variant { takeback: true, ..Variant::FREECELL },
-        ] {
-            for seed in 1..9 {
-                let positions = walk(&rules, 300, seed);
-                let stranger = walk(&rules, 40, seed + 100);
-                for start in [&positions[0], stranger.last().expect("a position")] {
-                    let codec = Codec::new(start, &rules);
-                    for p in &positions {
-                        codec.encode(p, &rules, &mut all);
-                    }
-                }
-            }
-        }
-        assert_eq!((all.len(), fnv1a(&all)), (17_794, 17_568_322_370_248_961_824), "{FORMAT}");
-    }
-
-    #[test]
-    fn a_typical_entry_takes_a_few_bytes() {
-        // Deal 1's positions along a walk: the start's cards are written as counts and
-        // the cards on them as bits, so an entry is far smaller than a position.
-        let rules = Variant::FREECELL;
-        let positions = walk(&rules, 200, 7);
-        let codec = Codec::new(&positions[0], &rules);
-        let mut record = vec![];
-        for p in &positions {
-            codec.encode(p, &rules, &mut record);
-        }
-        let mean = record.len() as f64 / positions.len() as f64;
-        assert!((10.0..24.0).contains(&mean), "{mean} bytes an entry");
-    }
 }
