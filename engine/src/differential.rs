@@ -606,11 +606,13 @@ fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules(
     let fewer = rules.with_cells(3);
     let other = prove_layered(&start, &fewer, stop, &spill, &mut || false);
     assert_eq!(other.resumed_seconds, 0.0);
-    // Without its checkpoint (a run that died), the directory is left alone.
+    // Without its checkpoint (which no run leaves so), the directory is discarded, and
+    // the proof starts afresh, saying so.
     std::fs::remove_file(kept[0].join("checkpoint")).expect("the checkpoint");
     let afresh = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
     assert_eq!((afresh.status, afresh.resumed_seconds), (Status::Unsolvable, 0.0));
-    assert!(kept[0].exists());
+    assert!(afresh.note.as_deref().is_some_and(|n| n.contains("holds no checkpoint")), "{:?}", afresh.note);
+    assert!(!kept[0].exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
