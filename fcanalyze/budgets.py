@@ -37,6 +37,41 @@ DEFAULT_MAX_MEMORY = 8 << 30
 DEFAULT_MAX_SECONDS = 90.0
 
 
+# A job's memory budget bounds the whole process that runs it, as the OS counts it
+# (peak resident memory): the engine gets what is left of it once the process's own
+# memory now and this reserve are taken off. The reserve covers what the process
+# allocates beside the engine's own structures while a job runs and after: the
+# referee's replay, the result, the allocator's slack on the engine's side.
+PROCESS_RESERVE = 8 << 20
+# The least the engine is started with: it can hold its first tables in this.
+MIN_ENGINE_MEMORY = 256 << 10
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now, as the OS counts it; None where that cannot
+    be read (only Linux's /proc is read)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def engine_memory(max_memory: int) -> int:
+    """The part of a job's memory budget left for the engine's structures, so that the
+    whole process stays within `max_memory`: what the process holds now and
+    PROCESS_RESERVE are taken off. FcanalyzeError if that leaves less than
+    MIN_ENGINE_MEMORY."""
+    held = resident_bytes() or 0
+    share = max_memory - held - PROCESS_RESERVE
+    if share < MIN_ENGINE_MEMORY:
+        raise FcanalyzeError(
+            f"a memory budget of {max_memory / 2**20:,.0f} MiB leaves the search nothing: the process already "
+            f"holds {held / 2**20:,.1f} MiB; give at least {-(-(held + PROCESS_RESERVE + MIN_MEMORY) // 2**20)}M"
+        )
+    return share
+
+
 def retry_seconds(seconds: float | None) -> float:
     """The time budget to suggest for rerunning jobs that ran out of `seconds` (None: the
     sweep had no time limit): four times as much, and at least 300 s."""
@@ -152,7 +187,8 @@ class Budgets:
     below `keep_free` (`default_keep_free`), however it was filled; without it such a
     proof ends `unknown`. With
     `layered`, the layered proof starts at once, skipping the searches in memory: for
-    jobs known to be too big for memory, which it can only prove lost."""
+    jobs known to be too big for memory, which it can only prove lost. With
+    `whole_process`, `max_memory` bounds the process, not only the search."""
 
     max_nodes: int | None = None
     max_seconds: float | None = None
@@ -161,6 +197,11 @@ class Budgets:
     max_disk: int | None = None
     layered: bool = False
     keep_free: int | None = None
+    # Whether max_memory bounds the whole process's peak resident memory (the command
+    # line's --max-memory, and every sweep's workers, whose processes are fcanalyze's
+    # own), or the search's own structures alone (the library's default: the caller's
+    # process may hold anything besides). See engine_memory.
+    whole_process: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))

@@ -184,15 +184,25 @@ def cli():
     """
 
 
-def _table_says(target: int | Board, rules: Variant) -> str | None:
+# Reading the shipped table takes a process some 150 MiB (table.read_deals); below
+# this memory budget `solve` only points to it, so that it stays within its budget.
+LOOKUP_MEMORY = 256 << 20
+
+
+def _table_says(target: int | Board, rules: Variant, max_memory: int | None) -> str | None:
     """For a job the shipped tables hold (a classic deal 1..32,000 under their rules and
     cell counts), what they say of it, and how to see it; None for any other job."""
+    from .published import CLASSIC_DEALS
     from .table import TABLE_CELL_COUNTS, TAKEBACK
-    from .table import lookup as lookup_deal
 
     cells = TABLE_CELL_COUNTS.get(rules.name, ())
-    if isinstance(target, Board) or rules.cells not in cells:
+    if isinstance(target, Board) or rules.cells not in cells or not 1 <= target <= CLASSIC_DEALS:
         return None
+    flag = " --takeback" if rules.name == TAKEBACK else ""
+    if max_memory is not None and max_memory < LOOKUP_MEMORY:
+        return f"the shipped table has this job; see: fcanalyze lookup {target}{flag}"
+    from .table import lookup as lookup_deal
+
     try:
         facts = lookup_deal(target, variant=rules.name)
     except FcanalyzeError:  # a source tree without the table: nothing to add
@@ -201,7 +211,6 @@ def _table_says(target: int | Board, rules: Variant) -> str | None:
     if verdict is None or verdict.status not in (SOLVED, UNSOLVABLE):
         return None
     how = f"won in {verdict.moves} moves" if verdict.status == SOLVED else "proved lost"
-    flag = " --takeback" if rules.name == TAKEBACK else ""
     return (
         f"the shipped table has it, from a bigger search: {verdict.status} ({how}); "
         f"see: fcanalyze lookup {target}{flag}"
@@ -315,7 +324,9 @@ def _budget_options(f):
         metavar="SIZE",
         type=MEMORY,
         default=None,
-        help="Memory for the search, like 2G or 512M. Default: 8G, which lets two workers share a 24 GiB machine.",
+        help="Most memory this process may hold, as the OS counts it (peak resident), like 2G or 512M; "
+        "the search gets what Python and fcanalyze leave of it. Default: 8G, which lets two workers share a "
+        "24 GiB machine.",
     )(f)
     f = click.option(
         "--max-seconds",
@@ -430,10 +441,11 @@ def solve(
             spill_dir=spill_dir,
             max_disk=max_disk,
             layered=layered,
+            whole_process=True,
         )
     except KeyboardInterrupt:
         ticker.stop()
-        known = _table_says(target, rules)
+        known = _table_says(target, rules, max_memory)
         click.echo(
             f"Interrupted after {ticker.elapsed():,.1f} s: {what} ({rules.describe()}) undecided; "
             + (known if known else "with --max-seconds S the search stops by itself, as unknown"),
@@ -478,7 +490,7 @@ def solve(
             )
         if result.limit is not None:
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
-            known = _table_says(target, rules)
+            known = _table_says(target, rules, max_memory)
             if known:
                 click.echo(known)
         if result.kept:
@@ -681,7 +693,8 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     metavar="SIZE",
     type=MEMORY,
     default=None,
-    help="Per-job memory budget like 2G. Default: 8G, or less so that all workers fit in 80% of this machine's memory.",
+    help="Most memory each worker process may hold while it runs a job, as the OS counts it (peak resident), "
+    "like 2G. Default: 8G, or less so that all workers fit in 80% of this machine's memory.",
 )
 @_spill_options
 @click.option(

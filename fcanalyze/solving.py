@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import _engine
 from .board import Board
-from .budgets import Budgets, check_spill_dir, parse_memory
+from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, engine_memory, parse_memory
 from .deals import check_deal_number, microsoft_deal
 from .referee import replay
 from .status import SOLVED, UNSOLVABLE
@@ -98,6 +98,7 @@ def solve(
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
     layered: bool = False,
+    whole_process: bool = False,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
@@ -110,7 +111,11 @@ def solve(
         max_nodes, max_seconds: give up with status 'unknown' after this many
             positions expanded or seconds; default no limit.
         max_memory: bytes, or text like '2G' or '512M'; default 8 GiB. The search's
-            real memory stays within it.
+            own structures stay within it (its peak_memory); with whole_process, the
+            whole process's peak resident memory as the OS counts it does (the search
+            gets what is left once what the process holds already is taken off; see
+            budgets.engine_memory), as the command line's --max-memory and a sweep's
+            workers do.
         spill_dir: a directory where a proof that outgrows max_memory goes on as a
             layered proof (docs/correctness.md, "The layered proof"), writing at most
             max_disk (bytes or text; default half the space free there) of files it
@@ -156,6 +161,7 @@ def solve(
         check_spill_dir(spill_dir),
         parse_memory(max_disk, "disk budget"),
         layered,
+        whole_process=whole_process,
     )
     return solve_within(deal_or_board, rules, budgets)
 
@@ -185,7 +191,9 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
             engine_variant(rules),
             max_nodes=budgets.max_nodes,
             max_seconds=budgets.max_seconds,
-            max_memory=budgets.max_memory,
+            max_memory=engine_memory(budgets.max_memory or DEFAULT_MAX_MEMORY)
+            if budgets.whole_process
+            else budgets.max_memory,
             spill_dir=budgets.spill_dir,
             max_disk=budgets.max_disk,
             keep_free=budgets.keep_free,

@@ -7,13 +7,17 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from .errors import FcanalyzeError
 from .published import CLASSIC_DEALS
 from .status import SOLVED, UNSOLVABLE
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported where a table is read, not here: its constants are wanted by
+# commands that may never read one (`solve` under a small memory budget).
 
 TABLE_NAME = "microsoft-32000.parquet"
 # The sweep's columns that describe the machine and the moment, not the job: the
@@ -124,14 +128,39 @@ def lookup(deal: int, path: str | Path | None = None, variant: str = CLASSIC) ->
     # Verdict's fields are the table's column names; a table built before a column
     # existed (score) reads it as null.
     wanted = [f.name for f in fields(Verdict)]
-    present = set(pq.read_schema(file).names)
-    table: pa.Table = pq.read_table(
-        file, columns=[c for c in wanted if c in present], filters=[("deal", "=", deal), ("variant", "=", variant)]
-    )
     verdicts = {}
-    for row in table.to_pylist():
+    for row in read_deals(file, {deal}, variant, wanted).to_pylist():
         verdicts[row["cells"]] = Verdict(**{name: row.get(name) for name in wanted})
     return DealFacts(deal, verdicts, variant)
+
+
+def read_deals(file: Path, deals: set[int], variant: str, columns: list[str]) -> pa.Table:
+    """The rows of `deals` under `variant` in a shipped table, with those of `columns`
+    it has (and deal, variant and cells). Only the row groups whose deals (by their
+    statistics) may hold them are read, on one thread, with no Arrow dataset or compute
+    machinery: a lookup then costs its process some 90 MiB, not the 240 MiB of reading
+    the table whole, and `solve` stays within a small --max-memory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    part = pq.ParquetFile(file)
+    present = set(part.schema_arrow.names)
+    names = list(dict.fromkeys(["deal", "variant", "cells", *columns]))
+    wanted = [c for c in names if c in present]
+    deal_column = part.schema_arrow.get_field_index("deal")
+    low, high = min(deals), max(deals)
+    groups = []
+    for i in range(part.metadata.num_row_groups):
+        stats = part.metadata.row_group(i).column(deal_column).statistics
+        if stats is None or not stats.has_min_max or (stats.min <= high and stats.max >= low):
+            groups.append(i)
+    keys = part.read_row_groups(groups, columns=["deal", "variant"], use_threads=False)
+    rows = [
+        i
+        for i, (d, v) in enumerate(zip(keys["deal"].to_pylist(), keys["variant"].to_pylist()))
+        if d in deals and v == variant
+    ]
+    return part.read_row_groups(groups, columns=wanted, use_threads=False).take(pa.array(rows, pa.int64()))
 
 
 def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counter[str]:
@@ -148,10 +177,7 @@ def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counte
         file = table_path(variant)
         if not file.is_file():
             continue
-        deals = sorted({deal for deal, _ in wanted})
-        rows = pq.read_table(
-            file, columns=["deal", "cells", "status"], filters=[("deal", "in", deals), ("variant", "=", variant)]
-        ).to_pydict()
+        rows = read_deals(file, {deal for deal, _ in wanted}, variant, ["status"]).to_pydict()
         for deal, cells, status in zip(rows["deal"], rows["cells"], rows["status"]):
             if (deal, cells) in wanted and status in (SOLVED, UNSOLVABLE):
                 counts[status] += 1
@@ -164,6 +190,8 @@ def long_jobs(variant: str) -> dict[tuple[int, int], int]:
     positions there, as (deal, cells) -> positions; empty for a variant without a
     table, or a table that is missing. A sweep starts these first (sweep/queue.py):
     only the order of its jobs depends on it, never a verdict."""
+    import pyarrow.parquet as pq
+
     file = table_path(variant) if variant in TABLE_NAMES else None
     if file is None or not file.is_file():
         return {}

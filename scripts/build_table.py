@@ -148,6 +148,7 @@ TAKEBACK_SWEEP = SWEEP[:4] + ["--cells", ",".join(map(str, TAKEBACK_CELLS)), "--
 RETRY = ["--retry-unknown", "--max-seconds", "200"]
 # Columns with few distinct values are stored as dictionaries; solutions are not.
 DICTIONARY_COLUMNS = ["variant", "status", "limit", "engine_version", "budgets"]
+TABLE_ROW_GROUP = 4000
 
 
 def main() -> int:
@@ -205,7 +206,9 @@ def write(table: pa.Table, cells: tuple[int, ...], rules: Variant, out: Path, ta
         compression="zstd",
         compression_level=19,
         use_dictionary=DICTIONARY_COLUMNS,
-        row_group_size=table.num_rows,
+        # Row groups of a few thousand rows: a lookup reads the few whose deals may hold
+        # its deal (table.read_deals), not the whole table.
+        row_group_size=TABLE_ROW_GROUP,
     )
     tmp.replace(out)
     print(f"wrote {table.num_rows:,} rows to {out} ({out.stat().st_size / 2**20:.1f} MiB)")

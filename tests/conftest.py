@@ -140,3 +140,13 @@ def run_cli():
         return runner.invoke(cli, [str(a) for a in args], input=input)
 
     return run
+
+
+def budget_leaving(mib: int, held: int | None = None) -> str:
+    """A --max-memory that leaves the search `mib` MiB (a little less if the process
+    grows) in a process that holds `held` bytes (default: this one, as it is now); the
+    budget bounds the whole process (budgets.engine_memory)."""
+    from fcanalyze.budgets import PROCESS_RESERVE, resident_bytes
+
+    held = (resident_bytes() or 0) if held is None else held
+    return f"{(held + PROCESS_RESERVE + mib * 2**20) // 1024}K"

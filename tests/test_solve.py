@@ -11,7 +11,7 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import DATA, read_crosschecks
+from conftest import DATA, budget_leaving, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
@@ -216,12 +216,15 @@ def test_solve_cli(run_cli):
     assert unknown.stdout.rstrip().endswith(
         "the shipped table has it, from a bigger search: unsolvable (proved lost); see: fcanalyze lookup 11982"
     )
-    # A lost 1-cell deal of 39 million positions does not fit in 16 MiB: the line says
-    # what ran out and what to pass for more.
-    cramped = run_cli("solve", "26063", "--cells", "1", "--max-memory", "16M")
+    # A lost 1-cell deal of 39 million positions does not fit when the search has 16 MiB:
+    # the line says what ran out and what to pass for more.
+    budget = budget_leaving(16)
+    cramped = run_cli("solve", "26063", "--cells", "1", "--max-memory", budget)
+    size = int(budget.removesuffix("K")) * 1024
     assert cramped.exit_code == 3 and "UNKNOWN (limit: memory)" in cramped.stdout
-    assert "the memory budget (16 MiB) ran out after storing" in cramped.stdout
-    assert "may decide it: --max-memory 32M, or prove it on disk with --spill-dir DIR\n" in cramped.stdout
+    assert f"the memory budget ({size / 2**20:,.0f} MiB) ran out after storing" in cramped.stdout
+    twice = f"--max-memory {round(2 * size / 2**20)}M, or prove it on disk with --spill-dir DIR\n"
+    assert f"may decide it: {twice}" in cramped.stdout
     board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
     assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
 
@@ -286,7 +289,7 @@ def test_a_proof_that_outgrows_memory_goes_on_layered_on_disk_and_cleans_up(tmp_
     assert layered.peak_memory <= 1 << 20
     assert list(tmp_path.iterdir()) == []
     # The command line says how much disk it took (about 100 KiB: within --max-disk).
-    tight = run_cli("solve", "11982", "--max-memory", "1M", "--spill-dir", tmp_path, "--max-disk", "1M")
+    tight = run_cli("solve", "11982", "--max-memory", budget_leaving(1), "--spill-dir", tmp_path, "--max-disk", "1M")
     assert tight.exit_code == 1 and "UNSOLVABLE" in tight.stdout and "disk: 0.1 MiB" in tight.stdout
     assert list(tmp_path.iterdir()) == []
 
@@ -427,3 +430,32 @@ def test_a_deep_win_the_exhaustive_search_cannot_reach_is_found_by_best_first():
     result = solve(13599, cells=1)
     assert result.status == "solved" and result.moves is not None
     assert result.nodes <= 10_000_000
+
+
+def peak_rss_of(*args: str) -> tuple[int, str]:
+    """Runs `fcanalyze ARGS` and returns the most resident memory, in bytes, that it or
+    any process it started held, as the OS counts it (a fresh parent, whose only
+    children are these), and its standard output."""
+    probe = (
+        "import resource, subprocess, sys; "
+        "out = subprocess.run([sys.executable, '-m', 'fcanalyze', *sys.argv[1:]], capture_output=True, text=True).stdout; "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(out)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
+    kib, _, out = done.stdout.partition("\n")
+    return int(kib) * 1024, out
+
+
+@pytest.mark.parametrize("budget", ["64M", "300M"])
+def test_max_memory_bounds_the_whole_process_as_the_os_counts_it(budget):
+    """Deal 982 with 2 cells fills any memory budget in seconds; the process that runs it,
+    Python and the shipped table's lookup after its unknown verdict included, stays
+    within --max-memory (once it held the engine's budget and Python's own besides)."""
+    peak, out = peak_rss_of("solve", "982", "--cells", "2", "--max-memory", budget, "--max-seconds", "60")
+    assert "UNKNOWN (limit: memory)" in out and "fcanalyze lookup 982" in out
+    assert peak <= fcanalyze.budgets.parse_memory(budget), f"{peak / 2**20:.0f} MiB"
+
+
+def test_a_memory_budget_the_process_already_exceeds_is_refused(run_cli):
+    result = run_cli("solve", "1", "--max-memory", "2M")
+    assert result.exit_code == 2 and "leaves the search nothing: the process already holds" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -11,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import (
     alive,
+    budget_leaving,
     children,
     fcanalyze_process,
     keys,
@@ -152,12 +154,16 @@ def test_a_sweep_with_a_spill_dir_proves_on_disk_what_outgrows_its_memory(tmp_pa
     layered proof and is proved lost, its row saying where it spilled."""
     spill = tmp_path / "spill"
     spill.mkdir()
-    cramped = run_sweep("11982", cells=4, out=tmp_path / "a", workers=1, max_memory="1M")
-    assert cramped.by_cells[4]["unknown"] == 1
-    layered = run_sweep("11982", cells=4, out=tmp_path / "b", workers=1, max_memory="1M", spill_dir=spill)
+    # A budget below what a worker holds is an error row that says how much it holds.
+    run_sweep("11982", cells=4, out=tmp_path / "held", workers=1, max_memory="1M")
+    (error,) = read_dataset(tmp_path / "held").column("error").to_pylist()
+    held = float(re.search(r"the process already holds ([0-9,.]+) MiB", error).group(1).replace(",", ""))
+    small = budget_leaving(1, held=int(held * 2**20))
+    assert run_sweep("11982", cells=4, out=tmp_path / "a", workers=1, max_memory=small).by_cells[4]["unknown"] == 1
+    layered = run_sweep("11982", cells=4, out=tmp_path / "b", workers=1, max_memory=small, spill_dir=spill)
     assert layered.by_cells[4]["unsolvable"] == 1
     (row,) = read_dataset(tmp_path / "b").to_pylist()
-    assert row["status"] == "unsolvable" and row["peak_memory"] <= 1 << 20
+    assert row["status"] == "unsolvable" and row["peak_memory"] <= 2 << 20
     assert row["budgets"].endswith(f"spill_dir={spill}") and ",max_disk=" in row["budgets"]
     assert list(spill.iterdir()) == []
     # --layered starts it on disk at once, and the row says so.
@@ -449,3 +455,28 @@ def test_the_reserve_games_sweep_their_own_cell_counts_by_default(tmp_path):
     eight_off = plan_sweep("1", None, tmp_path / "eight-off", variant="eight-off")
     assert eight_off.space.cells == [8, 7, 6, 5, 4]
     eight_off.close()
+
+
+def test_max_memory_bounds_each_sweep_worker_as_the_os_counts_it(tmp_path):
+    """A sweep's worker runs deal 982 with 2 cells, which fills its memory budget: no
+    process of the sweep holds more than --max-memory (the main process holds far less)."""
+    from test_solve import peak_rss_of
+
+    peak, out = peak_rss_of(
+        "sweep",
+        "--deals",
+        "982",
+        "--cells",
+        "2",
+        "--max-memory",
+        "200M",
+        "--max-seconds",
+        "60",
+        "--out",
+        str(tmp_path / "out"),
+        "--no-progress",
+        "--workers",
+        "1",
+    )
+    assert "1 job without a verdict" in out
+    assert peak <= 200 << 20, f"{peak / 2**20:.0f} MiB"

@@ -202,7 +202,9 @@ def plan_sweep(
     def budgets_within(memory: int | None) -> Budgets:
         """The job budgets, with the memory each kind of sweep works out for itself."""
         spill = check_spill_dir(spill_dir)
-        return Budgets(max_nodes, max_seconds, memory, spill, parse_memory(max_disk, "disk budget"), layered)
+        return Budgets(
+            max_nodes, max_seconds, memory, spill, parse_memory(max_disk, "disk budget"), layered, whole_process=True
+        )
 
     why = None
     if scheduler is None:
