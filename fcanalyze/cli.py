@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -24,7 +26,7 @@ from .budgets import (
     retry_seconds,
 )
 from .deals import microsoft_deal, parse_deal_number
-from .errors import FcanalyzeError, NotationError
+from .errors import FcanalyzeError, FcanalyzeWarning, NotationError
 from .inputs import quote, read_text, short_path, whole_number
 from .notation import parse_solution
 from .outputs import write_atomically
@@ -44,7 +46,9 @@ class FcanalyzeGroup(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with warnings.catch_warnings():
+                warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
             if isinstance(e, getattr(click.exceptions, "NoArgsIsHelpError", ())) and e.ctx is not None:
                 # `fcanalyze` (or a group) alone: the help, plainly, not as an error.
@@ -62,6 +66,15 @@ class FcanalyzeGroup(click.Group):
             click.echo("Aborted.", err=True)
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _show_warning(others, message, category, filename, lineno, file=None, line=None) -> None:
+    """fcanalyze's warnings as one `Warning:` line on stderr, without the source line;
+    any other as Python shows it (`others`)."""
+    if issubclass(category, FcanalyzeWarning):
+        click.echo(f"Warning: {message}", err=True)
+    else:
+        others(message, category, filename, lineno, file, line)
 
 
 def _count(n: int, noun: str) -> str:

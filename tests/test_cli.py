@@ -151,3 +151,26 @@ def test_help_explains_every_command(run_cli):
     for command in ("deal", "board", "verify"):
         assert command in top
         assert run_cli(command, "-h").exit_code == 0
+
+
+def test_report_and_export_count_a_copied_part_file_once_and_say_so(run_cli, tmp_path):
+    import shutil
+
+    import pandas as pd
+
+    from fcanalyze.store import part_files
+    from fcanalyze.sweep import sweep
+
+    dataset = sweep("1-6", cells="4,2", out=tmp_path / "ds", workers=1)
+    (part,) = part_files(dataset)
+    shutil.copy(part, dataset / "part-copy.parquet")
+    exported = run_cli("export", dataset, tmp_path / "all.csv")
+    assert exported.exit_code == 0, exported.output
+    assert exported.stdout == f"wrote 12 rows to {tmp_path / 'all.csv'}\n"
+    assert exported.stderr.startswith("Warning: ") and "12 job(s) are held twice" in exported.stderr
+    assert len(exported.stderr.splitlines()) == 1
+    assert len(pd.read_csv(tmp_path / "all.csv")) == 12
+    reported = run_cli("report", dataset)
+    assert reported.exit_code == 0 and "12 job(s) are held twice" in reported.stderr
+    verdicts = reported.stdout.split("\n\n")[0].splitlines()
+    assert [line.split()[:3] for line in verdicts[2:]] == [["freecell", "4", "6"], ["freecell", "2", "6"]]
