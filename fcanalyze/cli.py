@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
+import math
 import re
 import shlex
 import sys
@@ -29,7 +29,7 @@ from .deals import microsoft_deal, parse_deal_number
 from .errors import FcanalyzeError, FcanalyzeWarning, NotationError
 from .inputs import quote, read_text, short_path, whole_number
 from .notation import parse_solution
-from .outputs import write_atomically
+from .outputs import check_output_path, json_text, write_atomically
 from .referee import replay
 from .solutions import HARD_NODES, SOLUTIONS
 from .solving import solve as solve_job
@@ -159,7 +159,7 @@ def _starting_board(deal: str | None, board_file: str | None, variant: Variant) 
 
 def _emit_board(board: Board, fmt: str, extra: dict, ten: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps({**extra, **board.to_json()}))
+        click.echo(json_text({**extra, **board.to_json()}))
     else:
         click.echo(board.to_text(ten), nl=False)
 
@@ -461,7 +461,7 @@ def solve(
     if solution_out is not None and result.status == SOLVED:
         write_atomically(Path(solution_out), lambda p: p.write_text(moves_text, encoding="utf-8"))
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(json_text(result.to_dict()))
     else:
         verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
         click.echo(f"{what} ({rules.describe()}): {verdict}")
@@ -479,9 +479,11 @@ def solve(
             + (f"  disk: {result.peak_disk / 2**20:.1f} MiB" if result.peak_disk else "")
         )
         if result.resumed_seconds:
+            earlier = result.resumed_seconds
+            took = f"took {earlier:,.0f} s" if math.isfinite(earlier) else "took a time its checkpoint does not say"
             click.echo(
-                f"went on from a layered proof kept in {spill_dir} (its earlier runs took "
-                f"{result.resumed_seconds:,.0f} s; nodes and states count them)"
+                f"went on from a layered proof kept in {spill_dir} (its earlier runs {took}; "
+                "nodes and states count them)"
             )
         if result.limit is not None:
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
@@ -593,12 +595,12 @@ def lookup(number, solution_cells, as_json, takeback):
             click.echo(f"deal {n} has no solution with {solution_cells} cells in the table ({status})", err=True)
             sys.exit(1)
         if as_json:
-            click.echo(json.dumps({"deal": n, "variant": variant, "cells": solution_cells, "solution": v.solution}))
+            click.echo(json_text({"deal": n, "variant": variant, "cells": solution_cells, "solution": v.solution}))
         else:
             click.echo(v.solution)
         return
     if as_json:
-        click.echo(json.dumps(facts.to_json()))
+        click.echo(json_text(facts.to_json()))
         return
     rules = "FreeCell with take-back" if takeback else "classic FreeCell"
     click.echo(f"deal {n}, {rules}, from the shipped table ({TABLE_NAMES[variant]}):")
@@ -759,6 +761,7 @@ def sweep(
     it decides deals 1..1000 at 4, 2 and 1 free cells: about 90 s on 2 cores, most of
     it one job (deal 982 with 2 cells) running to the end of its 90 s.
     """
+    check_output_path(out)
     if escalate is not None and (not max_seconds or escalate <= max_seconds):
         raise click.UsageError(
             f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
@@ -945,7 +948,7 @@ def export(dataset_dir, output):
 
     from .store import read_dataset
 
-    target = Path(output)
+    target = Path(check_output_path(output, "OUT"))
     if target.suffix.lower() not in (".parquet", ".csv"):
         raise FcanalyzeError(f"cannot tell the format of {output}: name it *.parquet or *.csv")
     if target.is_dir():
@@ -1006,7 +1009,7 @@ def report(datasets, out, top, scheduler):
     from .report import Report, report_directory
 
     if out is not None:
-        report_directory(out)
+        report_directory(check_output_path(out))
     if scheduler is not None:
         from .sweep.cluster import check_scheduler_address
 

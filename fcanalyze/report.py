@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from .budgets import DEFAULT_MAX_SECONDS, retry_seconds
 from .errors import FcanalyzeError
-from .outputs import percent, write_atomically
+from .outputs import check_output_path, percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .scoring import SCORING
 from .status import DECIDED, ERROR, SOLVED, UNKNOWN, UNSOLVABLE
@@ -479,7 +479,7 @@ def report_directory(out: str | os.PathLike) -> Path:
     """`out` made ready for a report's files (created if need be), or FcanalyzeError
     saying why it cannot be: called before the report is built, so that a bad --out
     fails at once, not after the work."""
-    out = Path(out)
+    out = Path(check_output_path(out))
     if out.exists() and not out.is_dir():
         raise FcanalyzeError(f"{out} exists and is not a directory")
     try:

@@ -397,6 +397,9 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
             table = part.read(columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
+    except UnicodeEncodeError:  # Arrow takes only UTF-8 names
+        shown = os.fsencode(file).decode("utf-8", "backslashreplace")
+        raise FcanalyzeError(f"{shown} cannot be read: its name is not UTF-8; rename it") from None
     return _checked(table, file, columns)
 
 

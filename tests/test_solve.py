@@ -427,3 +427,29 @@ def test_a_deep_win_the_exhaustive_search_cannot_reach_is_found_by_best_first():
     result = solve(13599, cells=1)
     assert result.status == "solved" and result.moves is not None
     assert result.nodes <= 10_000_000
+
+
+def test_solve_json_stays_strict_json_when_a_time_is_not_a_number(run_cli, monkeypatch):
+    """A kept proof's checkpoint once gave NaN for its earlier runs' time: --json must
+    still print JSON (null there), not Python's bare NaN, which JSON parsers refuse."""
+    import dataclasses
+
+    import fcanalyze.cli
+
+    real = fcanalyze.cli.solve_job
+
+    def odd_times(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), seconds=float("inf"), resumed_seconds=float("nan"))
+
+    monkeypatch.setattr(fcanalyze.cli, "solve_job", odd_times)
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    result = run_cli("solve", "617", "--json")
+    assert result.exit_code == 0
+    printed = json.loads(result.stdout, parse_constant=refuse)
+    assert printed["status"] == "solved" and printed["seconds"] is None and printed["resumed_seconds"] is None
+    assert printed["moves"] == len(printed["solution"])
+    text = run_cli("solve", "617")
+    assert "its earlier runs took a time its checkpoint does not say" in text.stdout
