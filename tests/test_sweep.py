@@ -449,3 +449,15 @@ def test_the_reserve_games_sweep_their_own_cell_counts_by_default(tmp_path):
     eight_off = plan_sweep("1", None, tmp_path / "eight-off", variant="eight-off")
     assert eight_off.space.cells == [8, 7, 6, 5, 4]
     eight_off.close()
+
+
+def test_the_library_sweeps_the_same_cell_counts_as_the_command_line_by_default(tmp_path, run_cli):
+    """`fcanalyze sweep` runs 4, 2 and 1 cells unless told; so does sweep() from Python."""
+    from fcanalyze.sweep import sweep
+
+    path = sweep("1-3", out=tmp_path / "lib", workers=1)
+    assert run_cli("sweep", "--deals", "1-3", "--out", tmp_path / "cli", "--workers", "1").exit_code == 0
+    for where in (path, tmp_path / "cli"):
+        assert sorted({(r["deal"], r["cells"]) for r in read_dataset(where, ["deal", "cells"]).to_pylist()}) == [
+            (d, k) for d in (1, 2, 3) for k in (1, 2, 4)
+        ]

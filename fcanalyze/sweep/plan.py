@@ -143,7 +143,7 @@ class Backend(Protocol):
 
 def plan_sweep(
     deals: list[int] | range | str,
-    cells: list[int] | int | str | None = 4,
+    cells: list[int] | int | str | None = None,
     out: str | os.PathLike = "fcanalyze-results",
     *,
     variant: str = "freecell",
