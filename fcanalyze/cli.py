@@ -565,14 +565,22 @@ def lookup(number, solution_cells, as_json, takeback):
     taken back), the fewest cells that win it, and the solution's moves. Every
     verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
     referee, "unsolvable" proved by exhaustive search or by a proof with more cells.
-    For other deals or rules, use 'fcanalyze solve'. Exit status: 0 found, 1 not in
-    the table (a deal past 32,000, or no solution with K cells), 2 bad input.
+    N may be a list or range, as for sweep (1-20, 1,5,617, @FILE): one line per
+    deal (with --json, one JSON object a line). For other deals or rules, use
+    'fcanalyze solve'. Exit status: 0 found, 1 not in the table (a deal past 32,000,
+    or no solution with K cells), 2 bad input.
     """
     from .table import CLASSIC, TABLE_CELL_COUNTS, TABLE_NAMES, TAKEBACK
     from .table import lookup as lookup_deal
 
-    n = parse_deal_number(number)
     variant = TAKEBACK if takeback else CLASSIC
+    text = number.strip()
+    if text.startswith("@") or "," in text or "-" in text[1:]:
+        if solution_cells is not None:
+            raise click.UsageError("--solution prints one deal's solution; give one deal number")
+        _lookup_list(text, variant, as_json)
+        return
+    n = parse_deal_number(number)
     facts = lookup_deal(n, variant=variant)
     if facts is None:
         click.echo(
@@ -632,6 +640,50 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}" + (" --takeback" if takeback else ""))
+
+
+def _lookup_list(text: str, variant: str, as_json: bool) -> None:
+    """`lookup` of a list or range of deals: a line per deal, the table read once."""
+    from .deals import parse_deal_spans
+    from .published import CLASSIC_DEALS
+    from .table import TABLE_CELL_COUNTS, TAKEBACK, lookup_spans
+
+    spans = parse_deal_spans(text)
+    found = lookup_spans(spans, variant)
+    counts = sorted(TABLE_CELL_COUNTS[variant], reverse=True)
+    if not as_json and found:
+        click.echo(
+            f"{'deal':>6}  "
+            + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<9}" for k in counts)
+            + "  fewest cells"
+        )
+    for facts in found:
+        if as_json:
+            click.echo(json_text(facts.to_json()))
+            continue
+        cells = []
+        for k in counts:
+            v = facts.verdicts.get(k)
+            word = "-" if v is None else {SOLVED: f"won {v.moves}", UNSOLVABLE: "lost"}.get(v.status, v.status)
+            cells.append(f"{word:<9}")
+        least = facts.min_cells
+        undecided = any(v.status not in (SOLVED, UNSOLVABLE) for v in facts.verdicts.values())
+        if least is None:
+            fewest = "undecided" if undecided else f"none (lost with {max(counts)})"
+        elif facts.min_cells_exact:
+            fewest = str(least)
+        else:
+            fewest = f"at most {least}"
+        click.echo(f"{facts.deal:>6}  " + "  ".join(cells) + f"  {fewest}")
+    past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)
+    if past:
+        flag = f" --variant {TAKEBACK}" if variant == TAKEBACK else ""
+        click.echo(
+            f"{past:,} deal(s) of the list are past {CLASSIC_DEALS:,}, which the table does not hold; "
+            f"decide them with: fcanalyze solve N --cells K{flag}",
+            err=True,
+        )
+        sys.exit(1)
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"
