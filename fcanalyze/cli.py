@@ -1044,7 +1044,23 @@ def export(dataset_dir, output):
     show_default=True,
     help="How many hardest deals to list per cell count.",
 )
-def report(datasets, out, top, scheduler):
+@click.option(
+    "--cells",
+    "-k",
+    "cells",
+    default=None,
+    metavar="LIST",
+    help="Report only these cell counts, written as for sweep: 4 or 4,2,1 or 0-4. Default: all.",
+)
+@click.option(
+    "--deals",
+    "-d",
+    "deals",
+    default=None,
+    metavar="RANGES",
+    help="Report only these deals, written as for sweep: 1-1000,617 or @FILE. Default: all.",
+)
+def report(datasets, out, top, scheduler, cells, deals):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
     Prints, per variant and cell count, the verdict counts, the solvable share,
@@ -1056,17 +1072,23 @@ def report(datasets, out, top, scheduler):
     DIR is a sweep's directory or a single Parquet file (like the shipped table).
     Several are read as one: 'report data/microsoft-32000.parquet tb/' sets a
     take-back sweep (--variant freecell,takeback=yes) beside the classic table,
-    with a table of the deals only take-back wins.
+    with a table of the deals only take-back wins. --cells and --deals report a
+    part of it: 'report data/microsoft-32000.parquet --cells 4,2,1 --deals 1-1000'.
     """
+    from .deals import parse_deal_spans
     from .report import Report, report_directory
+    from .sweep import parse_cells
 
+    # The same parsers as sweep's, before any reading: a bad list fails at once.
+    wanted_cells = parse_cells(cells) if cells is not None else None
+    wanted_deals = parse_deal_spans(deals) if deals is not None else None
     if out is not None:
         report_directory(check_output_path(out))
     if scheduler is not None:
         from .sweep.cluster import check_scheduler_address
 
         check_scheduler_address(scheduler)
-    built = Report.build(list(datasets), top=top, scheduler=scheduler)
+    built = Report.build(list(datasets), top=top, scheduler=scheduler, cells=wanted_cells, deals=wanted_deals)
     click.echo(built.terminal())
     if out is not None:
         written = built.write(out, source=" + ".join(datasets))

@@ -237,6 +237,22 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     return _one_row_per_job(parts, str(path)).select(wanted if columns is None else columns)
 
 
+def read_frame(path: str | os.PathLike, columns: list[str] | None = None):
+    """read_dataset()'s rows as a pandas DataFrame, its integer columns as pandas'
+    nullable integers (Int8, Int32, Int64): a move count stays 102, not 102.0, in a
+    column where the unsolved rows have none."""
+    return to_frame(read_dataset(path, columns))
+
+
+def to_frame(table: pa.Table):
+    """An Arrow table of dataset rows as pandas, integer columns nullable (read_frame)."""
+    import pandas as pd
+
+    nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                pa.int64(): pd.Int64Dtype()}  # fmt: skip
+    return table.to_pandas(types_mapper=nullable.get)
+
+
 def _with_keys(columns: list[str] | None) -> list[str]:
     """The columns asked for, and the key columns (which the check that every job comes
     once needs) if they are not among them."""
@@ -412,9 +428,10 @@ def checked_part(table: pa.Table, name: Path | str) -> pa.Table:
 def _checked(table: pa.Table, file: Path | str, columns: list[str] | None) -> pa.Table:
     """The part's columns that were asked for, in SCHEMA's order and types, or FcanalyzeError."""
     wanted = list(COLUMNS) if columns is None else columns
+    # The file's own status column, before a missing one is filled in with nulls.
+    status = table.schema.field("status").type if "status" in table.column_names else None
     table = _with_columns_added(table, wanted)
     expected = pa.schema([SCHEMA.field(c) for c in wanted])
-    status = table.schema.field("status").type if "status" in table.column_names else None
     if status is not None and (pa.types.is_string(status) or pa.types.is_large_string(status)):
         # A row whose status is no verdict (edited by hand, written by another program)
         # would count as done, and be skipped by every sweep: refused, not guessed at.
