@@ -133,3 +133,18 @@ def test_steps_between_cell_counts_are_the_datasets_not_a_shards(sharded):
     )  # fmt: skip
     assert parts.problems() == whole.problems() == []
     parts.terminal()
+
+
+def test_a_report_by_shard_picks_cells_and_deals_as_the_whole_does(sharded):
+    path, table = sharded
+    frame = table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
+                                                    pa.int64(): pd.Int64Dtype()}.get(t))  # fmt: skip
+    picked = {"cells": [4, 2, 1], "deals": [(1, 9_000), (20_000, 20_000)]}
+    whole = Report.build(frame, **picked)
+    parts = build_by_shard(path, 10, 160_000, **picked)
+    assert list(parts.summary["cells"]) == [4, 2, 1] and list(parts.summary["jobs"]) == [9_001] * 3
+    pd.testing.assert_frame_equal(parts.summary, whole.summary, check_dtype=False)
+    pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
+    assert list(zip(parts.transitions["from_cells"], parts.transitions["to_cells"])) == [(4, 2), (2, 1)]
+    exact = ["variant", "from_cells", "to_cells", "from_status", "to_status", "deals", "harder_share"]
+    pd.testing.assert_frame_equal(parts.paired[exact], whole.paired[exact], check_dtype=False)
