@@ -1064,9 +1064,12 @@ def report(datasets, out, top, scheduler, cells, deals):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
     Prints, per variant and cell count, the verdict counts, the solvable share,
-    moves and nodes (median, p90, max) and time; the deals won with more cells
-    and lost with fewer; how many cells each deal needs at fewest; the hardest
-    deals; and, when DIR holds all of deals 1..32,000, the published counts
+    the solved deals' moves (median, p90, max) and time; nodes and time per
+    outcome (won, lost, undecided apart, over the rows a search decided); the
+    same deals compared from one cell count to the next; the deals won with more
+    cells and lost with fewer; how many cells each deal needs at fewest; the
+    hardest deals; the undecided jobs, with the shipped table's verdicts where it
+    has them; and, when DIR holds all of deals 1..32,000, the published counts
     beside the measured ones. Disagreements are flagged with '!!!'.
 
     DIR is a sweep's directory or a single Parquet file (like the shipped table).

@@ -304,15 +304,17 @@ def _one_row_per_job(parts: list[_Part], where: str) -> pa.Table:
             first, other = parts[held[0]].name, parts[held[differs]].name
             places = f"twice in {first}" if first == other else f"in {first} and in {other}"
             raise FcanalyzeError(
-                f"{where}: the job {variant} deal {deal} with {cells} cells is {places} with different rows "
+                f"{where}: the job {variant} deal {deal} with {cells} cell{'' if cells == 1 else 's'} is {places} "
+                "with different rows "
                 f"({found[0]['status']}, {found[differs]['status']}); a dataset holds each job once: "
                 "remove the row or file that should not be there"
             )
     deal, variant, cells = key = min(holders)
     first, other = parts[holders[key][0]].name, parts[holders[key][1]].name
     warnings.warn(
-        f"{where}: {len(repeated):,} job(s) are held twice with identical rows (like deal {deal} with {cells} "
-        f"cells, in {first} and {other}); each is counted once. Remove the copy to silence this",
+        f"{where}: {len(repeated):,} job(s) are held twice with identical rows (like deal {deal} with "
+        f"{cells} cell{'' if cells == 1 else 's'}, in {first} and {other}); each is counted once. Remove the copy "
+        "to silence this",
         FcanalyzeWarning,
         stacklevel=3,
     )
