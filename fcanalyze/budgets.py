@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import FcanalyzeError
-from .inputs import quote
+from .inputs import quote, short_path
 
 # Beyond these a budget is a typo, not a plan: the engine expands about a million
 # positions a second, so 10^15 positions is decades; 10^7 seconds is four months; no
@@ -145,6 +145,12 @@ def check_spill_dir(path: str | os.PathLike[str] | None) -> str | None:
     if path is None:
         return None
     text = os.fspath(path)
+    try:
+        # A sweep's rows record it, in Parquet's UTF-8: refused now, not after the jobs ran.
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+        raise FcanalyzeError(f"--spill-dir {short_path(shown)} is not UTF-8; give a name in UTF-8") from None
     if not os.path.isdir(text):
         raise FcanalyzeError(f"--spill-dir {quote(text)} is not a directory; make it first")
     if not os.access(text, os.W_OK | os.X_OK):

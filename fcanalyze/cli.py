@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import json
+import functools
+import math
 import re
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -24,10 +26,10 @@ from .budgets import (
     retry_seconds,
 )
 from .deals import microsoft_deal, parse_deal_number
-from .errors import FcanalyzeError, NotationError
+from .errors import FcanalyzeError, FcanalyzeWarning, NotationError
 from .inputs import quote, read_text, short_path, whole_number
 from .notation import parse_solution
-from .outputs import write_atomically
+from .outputs import check_output_path, json_text, write_atomically
 from .referee import replay
 from .solutions import HARD_NODES, SOLUTIONS
 from .solving import EngineError
@@ -45,7 +47,9 @@ class FcanalyzeGroup(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with warnings.catch_warnings():
+                warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
             if isinstance(e, getattr(click.exceptions, "NoArgsIsHelpError", ())) and e.ctx is not None:
                 # `fcanalyze` (or a group) alone: the help, plainly, not as an error.
@@ -65,6 +69,15 @@ class FcanalyzeGroup(click.Group):
             click.echo("Aborted.", err=True)
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _show_warning(others, message, category, filename, lineno, file=None, line=None) -> None:
+    """fcanalyze's warnings as one `Warning:` line on stderr, without the source line;
+    any other as Python shows it (`others`)."""
+    if issubclass(category, FcanalyzeWarning):
+        click.echo(f"Warning: {message}", err=True)
+    else:
+        others(message, category, filename, lineno, file, line)
 
 
 def _count(n: int, noun: str) -> str:
@@ -149,7 +162,7 @@ def _starting_board(deal: str | None, board_file: str | None, variant: Variant) 
 
 def _emit_board(board: Board, fmt: str, extra: dict, ten: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps({**extra, **board.to_json()}))
+        click.echo(json_text({**extra, **board.to_json()}))
     else:
         click.echo(board.to_text(ten), nl=False)
 
@@ -464,7 +477,7 @@ def solve(
     if solution_out is not None and result.status == SOLVED:
         write_atomically(Path(solution_out), lambda p: p.write_text(moves_text, encoding="utf-8"))
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(json_text(result.to_dict()))
     else:
         verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
         click.echo(f"{what} ({rules.describe()}): {verdict}")
@@ -484,9 +497,11 @@ def solve(
         if result.note:
             click.echo(f"layered proof: {result.note}")
         if result.resumed_seconds:
+            earlier = result.resumed_seconds
+            took = f"took {earlier:,.0f} s" if math.isfinite(earlier) else "took a time its checkpoint does not say"
             click.echo(
-                f"went on from a layered proof kept in {spill_dir} (its earlier runs took "
-                f"{result.resumed_seconds:,.0f} s; nodes and states count them)"
+                f"went on from a layered proof kept in {spill_dir} (its earlier runs {took}; "
+                "nodes and states count them)"
             )
         if result.limit is not None:
             click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
@@ -568,14 +583,22 @@ def lookup(number, solution_cells, as_json, takeback):
     taken back), the fewest cells that win it, and the solution's moves. Every
     verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
     referee, "unsolvable" proved by exhaustive search or by a proof with more cells.
-    For other deals or rules, use 'fcanalyze solve'. Exit status: 0 found, 1 not in
-    the table (a deal past 32,000, or no solution with K cells), 2 bad input.
+    N may be a list or range, as for sweep (1-20, 1,5,617, @FILE): one line per
+    deal (with --json, one JSON object a line). For other deals or rules, use
+    'fcanalyze solve'. Exit status: 0 found, 1 not in the table (a deal past 32,000,
+    or no solution with K cells), 2 bad input.
     """
     from .table import CLASSIC, TABLE_CELL_COUNTS, TABLE_NAMES, TAKEBACK
     from .table import lookup as lookup_deal
 
-    n = parse_deal_number(number)
     variant = TAKEBACK if takeback else CLASSIC
+    text = number.strip()
+    if text.startswith("@") or "," in text or "-" in text[1:]:
+        if solution_cells is not None:
+            raise click.UsageError("--solution prints one deal's solution; give one deal number")
+        _lookup_list(text, variant, as_json)
+        return
+    n = parse_deal_number(number)
     facts = lookup_deal(n, variant=variant)
     if facts is None:
         click.echo(
@@ -598,12 +621,12 @@ def lookup(number, solution_cells, as_json, takeback):
             click.echo(f"deal {n} has no solution with {solution_cells} cells in the table ({status})", err=True)
             sys.exit(1)
         if as_json:
-            click.echo(json.dumps({"deal": n, "variant": variant, "cells": solution_cells, "solution": v.solution}))
+            click.echo(json_text({"deal": n, "variant": variant, "cells": solution_cells, "solution": v.solution}))
         else:
             click.echo(v.solution)
         return
     if as_json:
-        click.echo(json.dumps(facts.to_json()))
+        click.echo(json_text(facts.to_json()))
         return
     rules = "FreeCell with take-back" if takeback else "classic FreeCell"
     click.echo(f"deal {n}, {rules}, from the shipped table ({TABLE_NAMES[variant]}):")
@@ -635,6 +658,50 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo(f"fewest cells that win it: at most {least} (fewer are undecided)")
     if least is not None:
         click.echo(f"its solution: fcanalyze lookup {n} --solution {least}" + (" --takeback" if takeback else ""))
+
+
+def _lookup_list(text: str, variant: str, as_json: bool) -> None:
+    """`lookup` of a list or range of deals: a line per deal, the table read once."""
+    from .deals import parse_deal_spans
+    from .published import CLASSIC_DEALS
+    from .table import TABLE_CELL_COUNTS, TAKEBACK, lookup_spans
+
+    spans = parse_deal_spans(text)
+    found = lookup_spans(spans, variant)
+    counts = sorted(TABLE_CELL_COUNTS[variant], reverse=True)
+    if not as_json and found:
+        click.echo(
+            f"{'deal':>6}  "
+            + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<9}" for k in counts)
+            + "  fewest cells"
+        )
+    for facts in found:
+        if as_json:
+            click.echo(json_text(facts.to_json()))
+            continue
+        cells = []
+        for k in counts:
+            v = facts.verdicts.get(k)
+            word = "-" if v is None else {SOLVED: f"won {v.moves}", UNSOLVABLE: "lost"}.get(v.status, v.status)
+            cells.append(f"{word:<9}")
+        least = facts.min_cells
+        undecided = any(v.status not in (SOLVED, UNSOLVABLE) for v in facts.verdicts.values())
+        if least is None:
+            fewest = "undecided" if undecided else f"none (lost with {max(counts)})"
+        elif facts.min_cells_exact:
+            fewest = str(least)
+        else:
+            fewest = f"at most {least}"
+        click.echo(f"{facts.deal:>6}  " + "  ".join(cells) + f"  {fewest}")
+    past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)
+    if past:
+        flag = f" --variant {TAKEBACK}" if variant == TAKEBACK else ""
+        click.echo(
+            f"{past:,} deal(s) of the list are past {CLASSIC_DEALS:,}, which the table does not hold; "
+            f"decide them with: fcanalyze solve N --cells K{flag}",
+            err=True,
+        )
+        sys.exit(1)
 
 
 DEFAULT_SWEEP_DEALS = "1-1000"
@@ -765,6 +832,7 @@ def sweep(
     it decides deals 1..1000 at 4, 2 and 1 free cells: about 90 s on 2 cores, most of
     it one job (deal 982 with 2 cells) running to the end of its 90 s.
     """
+    check_output_path(out)
     if escalate is not None and (not max_seconds or escalate <= max_seconds):
         raise click.UsageError(
             f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
@@ -951,7 +1019,7 @@ def export(dataset_dir, output):
 
     from .store import read_dataset
 
-    target = Path(output)
+    target = Path(check_output_path(output, "OUT"))
     if target.suffix.lower() not in (".parquet", ".csv"):
         raise FcanalyzeError(f"cannot tell the format of {output}: name it *.parquet or *.csv")
     if target.is_dir():
@@ -995,29 +1063,54 @@ def export(dataset_dir, output):
     show_default=True,
     help="How many hardest deals to list per cell count.",
 )
-def report(datasets, out, top, scheduler):
+@click.option(
+    "--cells",
+    "-k",
+    "cells",
+    default=None,
+    metavar="LIST",
+    help="Report only these cell counts, written as for sweep: 4 or 4,2,1 or 0-4. Default: all.",
+)
+@click.option(
+    "--deals",
+    "-d",
+    "deals",
+    default=None,
+    metavar="RANGES",
+    help="Report only these deals, written as for sweep: 1-1000,617 or @FILE. Default: all.",
+)
+def report(datasets, out, top, scheduler, cells, deals):
     """Compare difficulty across cell counts in a sweep's dataset DIR.
 
     Prints, per variant and cell count, the verdict counts, the solvable share,
-    moves and nodes (median, p90, max) and time; the deals won with more cells
-    and lost with fewer; how many cells each deal needs at fewest; the hardest
-    deals; and, when DIR holds all of deals 1..32,000, the published counts
+    the solved deals' moves (median, p90, max) and time; nodes and time per
+    outcome (won, lost, undecided apart, over the rows a search decided); the
+    same deals compared from one cell count to the next; the deals won with more
+    cells and lost with fewer; how many cells each deal needs at fewest; the
+    hardest deals; the undecided jobs, with the shipped table's verdicts where it
+    has them; and, when DIR holds all of deals 1..32,000, the published counts
     beside the measured ones. Disagreements are flagged with '!!!'.
 
     DIR is a sweep's directory or a single Parquet file (like the shipped table).
     Several are read as one: 'report data/microsoft-32000.parquet tb/' sets a
     take-back sweep (--variant freecell,takeback=yes) beside the classic table,
-    with a table of the deals only take-back wins.
+    with a table of the deals only take-back wins. --cells and --deals report a
+    part of it: 'report data/microsoft-32000.parquet --cells 4,2,1 --deals 1-1000'.
     """
+    from .deals import parse_deal_spans
     from .report import Report, report_directory
+    from .sweep import parse_cells
 
+    # The same parsers as sweep's, before any reading: a bad list fails at once.
+    wanted_cells = parse_cells(cells) if cells is not None else None
+    wanted_deals = parse_deal_spans(deals) if deals is not None else None
     if out is not None:
-        report_directory(out)
+        report_directory(check_output_path(out))
     if scheduler is not None:
         from .sweep.cluster import check_scheduler_address
 
         check_scheduler_address(scheduler)
-    built = Report.build(list(datasets), top=top, scheduler=scheduler)
+    built = Report.build(list(datasets), top=top, scheduler=scheduler, cells=wanted_cells, deals=wanted_deals)
     click.echo(built.terminal())
     if out is not None:
         written = built.write(out, source=" + ".join(datasets))

@@ -34,3 +34,7 @@ class VariantError(FcanalyzeError):
 
 class NotationError(FcanalyzeError):
     """A move that is not in standard notation."""
+
+
+class FcanalyzeWarning(UserWarning):
+    """Something fcanalyze worked around but the user should know (the CLI prints it as one `Warning:` line)."""

@@ -6,32 +6,24 @@ import functools
 import os
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
 import pandas as pd
-import pyarrow as pa
 
 from .budgets import DEFAULT_MAX_SECONDS, retry_seconds
 from .errors import FcanalyzeError
-from .outputs import percent, write_atomically
+from .outputs import check_output_path, percent, write_atomically
 from .published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from .scoring import SCORING
 from .status import DECIDED, ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .store import read_dataset
+from .store import read_frame
+from .table import TAKEBACK
 from .variant import MAX_CELLS, Variant
 
 # Microsoft deals 1..32,000: how many are winnable with each number of free cells.
 PUBLISHED_WINNABLE = WINNABLE_CLASSIC
-
-
-_NULLABLE_INTS = {
-    pa.int8(): pd.Int8Dtype(),
-    pa.int16(): pd.Int16Dtype(),
-    pa.int32(): pd.Int32Dtype(),
-    pa.int64(): pd.Int64Dtype(),
-}
 
 
 def load(source: str | os.PathLike | pd.DataFrame | Sequence[str | os.PathLike]) -> pd.DataFrame:
@@ -46,8 +38,7 @@ def load(source: str | os.PathLike | pd.DataFrame | Sequence[str | os.PathLike])
     paths = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     frames = []
     for path in paths:
-        # Nullable integers: moves stay 102, not 102.0, though unsolved rows have none.
-        frame = read_dataset(path).to_pandas(types_mapper=_NULLABLE_INTS.get)
+        frame = read_frame(path)
         if frame.empty:
             raise FcanalyzeError(f"{path} holds no rows")
         frames.append(frame)
@@ -64,14 +55,31 @@ def load(source: str | os.PathLike | pd.DataFrame | Sequence[str | os.PathLike])
     return frame
 
 
+def select(frame: pd.DataFrame, cells: Sequence[int] | None = None, deals: Sequence[tuple[int, int]] | None = None):
+    """The rows of `frame` with one of `cells` (None: any) and a deal in one of the
+    inclusive spans `deals` (None: any), as `report --cells 4,2 --deals 1-1000,617`
+    picks them."""
+    keep = pd.Series(True, index=frame.index)
+    if cells is not None:
+        keep &= frame["cells"].isin(list(cells))
+    if deals is not None:
+        within = pd.Series(False, index=frame.index)
+        for first, last in deals:
+            within |= frame["deal"].between(first, last)
+        keep &= within
+    return frame[keep]
+
+
 def _quantile(series: pd.Series, q: float) -> float:
     series = series.dropna()
     return float(series.quantile(q)) if len(series) else float("nan")
 
 
 def summarize(data) -> pd.DataFrame:
-    """One row per (variant, cells): job counts by verdict, the solvable share of the
-    decided jobs, moves, card moves, scores and nodes (median, p90, max) and time spent."""
+    """One row per (variant, cells): job counts by verdict (`implied`: the unsolvable
+    ones settled by a proof with more cells, without a search), the solvable share of
+    the decided jobs, the solved deals' moves, card moves and scores (median, p90, max)
+    and time spent. Search effort, which differs by outcome, is effort()'s."""
     frame = load(data)
     rows = []
     for (variant, cells), group in frame.groupby(["variant", "cells"], sort=True):
@@ -84,6 +92,7 @@ def summarize(data) -> pd.DataFrame:
             "jobs": len(group),
             SOLVED: int(status.get(SOLVED, 0)),
             UNSOLVABLE: int(status.get(UNSOLVABLE, 0)),
+            "implied": _implied(group),
             UNKNOWN: int(status.get(UNKNOWN, 0)),
             ERROR: int(status.get(ERROR, 0)),
             "solvable_share": status.get(SOLVED, 0) / decided if decided else float("nan"),
@@ -93,7 +102,6 @@ def summarize(data) -> pd.DataFrame:
             ("card_moves", solved["card_moves"]),
             # Datasets written before scores were kept have none.
             ("score", solved["score"] if "score" in solved else pd.Series(dtype="Int64")),
-            ("nodes", group["nodes"]),
         ):
             row[f"{column}_median"] = _quantile(values, 0.5)
             row[f"{column}_p90"] = _quantile(values, 0.9)
@@ -103,7 +111,148 @@ def summarize(data) -> pd.DataFrame:
         row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
         rows.append(row)
     out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
-    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "score", "nodes")})
+    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "score")})
+
+
+def _implied(rows: pd.DataFrame) -> int:
+    """How many of `rows` were settled without a search (implied_by set)."""
+    return int(rows["implied_by"].notna().sum()) if "implied_by" in rows else 0
+
+
+# A job's outcome for effort(): its verdict, or undecided (unknown or error).
+UNDECIDED = "undecided"
+OUTCOMES = (SOLVED, UNSOLVABLE, UNDECIDED)
+EFFORT_TABLE_COLUMNS = ["variant", "cells", "outcome", "jobs", "searched", "implied", "nodes_median", "nodes_p90",
+                        "nodes_max", "seconds_median", "seconds_p90", "seconds_max", "seconds_total"]  # fmt: skip
+
+
+def outcome_of(status: pd.Series) -> pd.Series:
+    """Each status as an outcome: solved, unsolvable, or undecided."""
+    return status.where(status.isin(DECIDED), UNDECIDED)
+
+
+def effort(data) -> pd.DataFrame:
+    """Search effort per (variant, cells) and outcome, so that proofs of loss, which
+    search every position, are never mixed with wins, which stop at the first.
+
+    One row per (variant, cells, outcome) present: `jobs` counts the outcome's rows,
+    `searched` those a search decided (nodes known), `implied` those settled without
+    one by a proof with more cells (no nodes, no time). Nodes and seconds (median, p90,
+    max) and `seconds_total` are over the searched rows only. An undecided row's
+    figures say where its budget stopped it, not what its deal needs."""
+    frame = load(data)
+    rows = []
+    keyed = frame.assign(outcome=outcome_of(frame["status"]))
+    for (variant, cells, outcome), group in keyed.groupby(["variant", "cells", "outcome"], sort=True):
+        searched = group[group["nodes"].notna()] if "nodes" in group else group.head(0)
+        row = {
+            "variant": variant,
+            "cells": int(cast(int, cells)),
+            "outcome": outcome,
+            "jobs": len(group),
+            "searched": len(searched),
+            "implied": _implied(group),
+        }
+        for column in ("nodes", "seconds"):
+            values = searched[column] if column in searched else pd.Series(dtype="float64")
+            row[f"{column}_median"] = _quantile(values, 0.5)
+            row[f"{column}_p90"] = _quantile(values, 0.9)
+            row[f"{column}_max"] = values.max() if values.notna().any() else None
+        row["seconds_total"] = float(searched["seconds"].sum(min_count=1)) if "seconds" in searched else float("nan")
+        rows.append(row)
+    return _effort_order(pd.DataFrame(rows, columns=EFFORT_TABLE_COLUMNS))
+
+
+def _effort_order(out: pd.DataFrame) -> pd.DataFrame:
+    """effort()'s rows in order (variant, most cells first, solved, unsolvable,
+    undecided) and types (counts and node maxima whole)."""
+    rank = out["outcome"].map({o: i for i, o in enumerate(OUTCOMES)})
+    out = out.assign(rank=rank).sort_values(["variant", "cells", "rank"], ascending=[True, False, True])
+    out = out.drop(columns="rank").reset_index(drop=True)
+    return out.astype({"cells": "int64", "jobs": "int64", "searched": "int64", "implied": "int64",
+                       "nodes_max": "Int64", "seconds_max": "float64"})  # fmt: skip
+
+
+PAIRED_COLUMNS = ["variant", "from_cells", "to_cells", "from_status", "to_status", "deals", "nodes_ratio_median",
+                  "nodes_ratio_p90", "harder_share", "moves_ratio_median", "longer_share"]  # fmt: skip
+
+
+def paired_ratios(data, counts: dict[str, list[int]] | None = None) -> pd.DataFrame:
+    """Per deal and step between consecutive cell counts run (4 to 2, 2 to 1, ...):
+    its verdicts at both counts and how its search and solution changed, as ratios of
+    the count with fewer cells to the count with more (`nodes_ratio`, and `moves_ratio`
+    when won at both). Only deals searched at both counts are here: a row settled
+    without a search has no figures. `counts` (variant -> cell counts) sets the steps,
+    as for transitions()."""
+    frame = load(data)
+    columns = ["variant", "from_cells", "to_cells", "from_status", "to_status", "deal", "nodes_ratio", "moves_ratio"]
+    parts = []
+    searched = frame[frame["status"].isin(DECIDED) & frame["nodes"].notna() & (frame["nodes"] > 0)]
+    for variant, group in frame.groupby("variant", sort=True):
+        steps = sorted(group["cells"].unique(), reverse=True) if counts is None else counts.get(str(variant), [])
+        mine = searched[searched["variant"] == variant]
+        wide = mine.set_index(["deal", "cells"])[["status", "nodes", "moves"]].unstack("cells")
+        for more, fewer in zip(steps, steps[1:]):
+            if more not in wide["status"].columns or fewer not in wide["status"].columns:
+                continue
+            both = wide[wide["status"][more].notna() & wide["status"][fewer].notna()]
+            if both.empty:
+                continue
+            nodes_more = both["nodes"][more].astype("float64")
+            moves_more = both["moves"][more].astype("float64")
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "variant": variant,
+                        "from_cells": int(more),
+                        "to_cells": int(fewer),
+                        "from_status": both["status"][more].astype(str),
+                        "to_status": both["status"][fewer].astype(str),
+                        "deal": both.index.astype("int64"),
+                        "nodes_ratio": both["nodes"][fewer].astype("float64") / nodes_more,
+                        "moves_ratio": both["moves"][fewer].astype("float64") / moves_more,
+                    }
+                )
+            )
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
+def paired(data, counts: dict[str, list[int]] | None = None) -> pd.DataFrame:
+    """The same deal with fewer cells, summed up per step and pair of verdicts (won at
+    both, won then lost, ...): the deals searched at both counts, the median and p90 of
+    their nodes ratio (fewer cells over more), the share whose search grew
+    (`harder_share`), and for deals won at both, the median moves ratio and the share
+    whose solution grew (`longer_share`). See paired_ratios()."""
+    ratios = paired_ratios(data, counts)
+    rows = []
+    keys = ["variant", "from_cells", "to_cells", "from_status", "to_status"]
+    for key, group in ratios.groupby(keys, sort=False):
+        won_both = group[(group["from_status"] == SOLVED) & (group["to_status"] == SOLVED)]
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "deals": len(group),
+                "nodes_ratio_median": _quantile(group["nodes_ratio"], 0.5),
+                "nodes_ratio_p90": _quantile(group["nodes_ratio"], 0.9),
+                "harder_share": float((group["nodes_ratio"] > 1).mean()),
+                "moves_ratio_median": _quantile(won_both["moves_ratio"], 0.5),
+                "longer_share": float((won_both["moves_ratio"] > 1).mean()) if len(won_both) else float("nan"),
+            }
+        )
+    return _paired_order(pd.DataFrame(rows, columns=PAIRED_COLUMNS))
+
+
+def _paired_order(out: pd.DataFrame) -> pd.DataFrame:
+    """paired()'s rows in order: variant, the step from the most cells, won at both first."""
+    rank = {SOLVED: 0, UNSOLVABLE: 1}
+    order = out.assign(a=out["from_status"].map(rank), b=out["to_status"].map(rank))
+    order = order.sort_values(
+        ["variant", "from_cells", "to_cells", "a", "b"], ascending=[True, False, False, True, True]
+    )
+    out = order.drop(columns=["a", "b"]).reset_index(drop=True)
+    return out.astype({"from_cells": "int64", "to_cells": "int64", "deals": "int64"})
 
 
 def _verdicts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -232,8 +381,24 @@ def undecided(data) -> pd.DataFrame:
     """The jobs without a verdict (unknown or error), with the budget that ran out."""
     frame = load(data)
     out = frame[~frame["status"].isin(DECIDED)].sort_values(["variant", "cells", "deal"], ascending=[True, False, True])
-    columns = ["variant", "cells", "deal", "status", "limit", "nodes", "seconds"]
+    columns = ["variant", "cells", "deal", "status", "limit", "nodes", "seconds", "max_seconds"]
+    # The time budget each had (from its budgets text; null for none, or not read).
+    budgets = out["budgets"] if "budgets" in out else pd.Series(pd.NA, index=out.index, dtype="string")
+    limit = pd.to_numeric(budgets.astype("string").str.extract(r"max_seconds=([0-9.]+)")[0], errors="coerce")
+    out = out.assign(max_seconds=limit.astype("float64"))
     return out[columns].reset_index(drop=True).astype({"cells": "Int64", "deal": "Int64", "nodes": "Int64"})
+
+
+def with_table_verdicts(jobs: pd.DataFrame) -> pd.DataFrame:
+    """undecided()'s jobs with `table_status`: the shipped table's verdict on each
+    (solved or unsolvable, from searches far bigger than a sweep's budgets), or null
+    for a job it does not hold or leaves undecided too."""
+    from .table import table_verdicts
+
+    keys = list(zip(jobs["deal"].astype(int), jobs["variant"], jobs["cells"].astype(int)))
+    known = table_verdicts(keys) if keys else {}
+    statuses = pd.array([known.get(k) for k in keys], dtype="string")
+    return jobs.assign(table_status=statuses)
 
 
 def without_takeback(variant: str) -> str | None:
@@ -395,23 +560,46 @@ def _deal_list(what: str, deals: pd.Series, shown: int, where: str) -> str:
     return f"{what} ({len(deals):,}): " + ", ".join(str(d) for d in list(deals)[:shown]) + more
 
 
-# The terminal lists at most this many undecided jobs.
+# The terminal lists at most this many undecided jobs, report.md this many.
 UNDECIDED_SHOWN = 20
+UNDECIDED_LISTED = 200
 # The fewest-cells label of deals that no cell count run wins.
 NOT_WON = "not won"
 
-VERDICT_COLUMNS = ["variant", "cells", "jobs", SOLVED, UNSOLVABLE, UNKNOWN, ERROR, "solvable_share"]
-# The terminal's second summary table, with headings that say whose figure each is, in 100 columns.
-EFFORT_COLUMNS = {
+VERDICT_COLUMNS = ["variant", "cells", "jobs", SOLVED, UNSOLVABLE, "implied", UNKNOWN, ERROR, "solvable_share"]
+# The terminal's table of the solved deals' solutions, in 100 columns.
+MOVES_COLUMNS = {
     "variant": "variant",
     "cells": "cells",
+    SOLVED: "solved",
     "moves_median": "moves med",
     "moves_p90": "moves p90",
     "moves_max": "moves max",
+    "card_moves_median": "card moves med",
+    "engine_seconds": "engine s",
+}
+# The terminal's effort table, with headings that say whose figure each is, in 100 columns.
+EFFORT_COLUMNS = {
+    "variant": "variant",
+    "cells": "cells",
+    "outcome": "outcome",
+    "jobs": "jobs",
+    "searched": "searched",
     "nodes_median": "nodes med",
     "nodes_p90": "nodes p90",
-    "nodes_max": "nodes max",
-    "engine_seconds": "engine s",
+    "seconds_median": "s med",
+    "seconds_p90": "s p90",
+}
+# The terminal's paired table.
+PAIRED_HEADINGS = {
+    "variant": "variant",
+    "step": "step",
+    "verdicts": "verdicts",
+    "deals": "deals",
+    "nodes_ratio_median": "nodes x med",
+    "harder_share": "harder",
+    "moves_ratio_median": "moves x med",
+    "longer_share": "longer",
 }
 
 # The terminal's table of scores.
@@ -436,6 +624,7 @@ SUMMARY_COLUMNS = [
     "jobs",
     SOLVED,
     UNSOLVABLE,
+    "implied",
     UNKNOWN,
     ERROR,
     "solvable_share",
@@ -448,38 +637,40 @@ SUMMARY_COLUMNS = [
     "score_median",
     "score_p90",
     "score_max",
-    "nodes_median",
-    "nodes_p90",
-    "nodes_max",
     "engine_seconds",
 ]
 
 
+DISTRIBUTION_COLUMNS = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
+
+
 def min_cells_distribution(m: pd.DataFrame) -> pd.DataFrame:
     """From min_cells(): how many deals need each number of cells at fewest, exactly
-    and as an upper bound, and how many no count run wins."""
-    won = m[m["min_cells"].notna()]
-    counts = (
-        won.groupby(["variant", "min_cells", "exact"])
-        .size()
-        .unstack("exact", fill_value=0)
-        .reindex(columns=[True, False], fill_value=0)
-        .reset_index()
-    )
-    counts.columns = ["variant", "min_cells", "deals_exact", "deals_upper_bound"]
-    never = m[m["min_cells"].isna()].groupby("variant").size()
-    rows = [
-        {"variant": v, "min_cells": NOT_WON, "deals_exact": int(n), "deals_upper_bound": 0} for v, n in never.items()
-    ]
-    counts["min_cells"] = counts["min_cells"].astype(int).astype(str)
-    return pd.concat([counts, pd.DataFrame(rows, columns=counts.columns)], ignore_index=True)
+    and as an upper bound; `min_cells` null counts the deals no count run wins."""
+    rows: list[tuple] = []
+    for variant, group in m.groupby("variant", sort=True):
+        won = group[group["min_cells"].notna()]
+        for cells, deals in won.groupby("min_cells", sort=True):
+            exact = int(deals["exact"].astype(bool).sum())
+            rows.append((variant, int(cast(int, cells)), exact, len(deals) - exact))
+        never = int(group["min_cells"].isna().sum())
+        if never:
+            rows.append((variant, None, never, 0))
+    out = pd.DataFrame(rows, columns=DISTRIBUTION_COLUMNS)
+    return out.astype({"min_cells": "Int64", "deals_exact": "int64", "deals_upper_bound": "int64"})
+
+
+def shown_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    """min_cells_distribution() for reading: null min_cells as `not won`."""
+    labels = [NOT_WON if pd.isna(k) else str(k) for k in frame["min_cells"]]
+    return frame.assign(min_cells=labels)
 
 
 def report_directory(out: str | os.PathLike) -> Path:
     """`out` made ready for a report's files (created if need be), or FcanalyzeError
     saying why it cannot be: called before the report is built, so that a bad --out
     fails at once, not after the work."""
-    out = Path(out)
+    out = Path(check_output_path(out))
     if out.exists() and not out.is_dir():
         raise FcanalyzeError(f"{out} exists and is not a directory")
     try:
@@ -510,12 +701,22 @@ class Report:
     # the fewest cells (min_cells then holds no deals), and what the report left out.
     distribution: pd.DataFrame | None = None
     note: str = ""
+    effort: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=EFFORT_TABLE_COLUMNS))
+    paired: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PAIRED_COLUMNS))
 
     @classmethod
-    def build(cls, data, top: int = 10, scheduler: str | None = None) -> Report:
-        """The report of a dataset, a file, several of them, or a DataFrame. A cluster
-        sweep's dataset of more than BATCH_ROWS rows, or any with `scheduler` (a Dask
-        scheduler's address), is read a shard at a time (report_batches.py)."""
+    def build(
+        cls,
+        data,
+        top: int = 10,
+        scheduler: str | None = None,
+        cells: Sequence[int] | None = None,
+        deals: Sequence[tuple[int, int]] | None = None,
+    ) -> Report:
+        """The report of a dataset, a file, several of them, or a DataFrame, of its
+        rows with one of `cells` and a deal in the spans `deals` (None: all). A
+        cluster sweep's dataset of more than BATCH_ROWS rows, or any with `scheduler`
+        (a Dask scheduler's address), is read a shard at a time (report_batches.py)."""
         from .report_batches import BATCH_ROWS, build_by_shard
         from .store import chunked_layout
 
@@ -527,8 +728,12 @@ class Report:
                 "report other datasets without it"
             )
         if layout is not None and (layout[0] > BATCH_ROWS or scheduler is not None):
-            return build_by_shard(paths[0], top, layout[0], scheduler, layout[1])
+            return build_by_shard(paths[0], top, layout[0], scheduler, layout[1], cells=cells, deals=deals)
         frame = load(data)
+        if cells is not None or deals is not None:
+            frame = select(frame, cells, deals)
+            if frame.empty:
+                raise FcanalyzeError("no rows of the dataset have the cell counts and deals asked for")
         table, lost = transitions(frame)
         takeback, gained = takeback_comparison(frame)
         return cls(
@@ -539,10 +744,12 @@ class Report:
             min_cells(frame),
             hardest(frame, top),
             published_comparison(frame),
-            undecided(frame),
+            with_table_verdicts(undecided(frame)),
             takeback,
             gained,
             top,
+            effort=effort(frame),
+            paired=paired(frame),
         )
 
     def min_cells_distribution(self) -> pd.DataFrame:
@@ -590,17 +797,89 @@ class Report:
             )
         return lines
 
+    def undecided_advice(self) -> str:
+        """What to do about the undecided jobs: the shipped table's verdicts where it has
+        them (retries with a sweep's budgets do not finish those), a retry for the rest."""
+        jobs = self.undecided
+        known = jobs[jobs["table_status"].notna()] if "table_status" in jobs else jobs.head(0)
+        parts = []
+        if len(known):
+            won = int((known["table_status"] == SOLVED).sum())
+            first = known.iloc[0]
+            flag = " --takeback" if str(first["variant"]) == TAKEBACK else ""
+            parts.append(
+                f"The shipped table settles {len(known):,} of them ({won:,} won, {len(known) - won:,} lost; the "
+                "table_status column) with searches of up to hours and gigabytes, which a retry with a sweep's "
+                f"budgets would not finish: see each with 'fcanalyze lookup {first['deal']}{flag}'."
+            )
+        rest = jobs.drop(known.index)
+        if len(rest):
+            others = "The other" if len(known) else "All"
+            if set(rest["limit"].dropna()) == {"seconds"}:
+                had = rest["max_seconds"].max() if "max_seconds" in rest else float("nan")
+                known_budget = had == had
+                budget = f"more time than the {had:g} s they had" if known_budget else "more time"
+                retry = f"--retry-unknown --max-seconds {retry_seconds(had if known_budget else DEFAULT_MAX_SECONDS):g}"
+            else:
+                budget = "more of the budget that ran out (the limit column)"
+                retry = "--retry-unknown and that budget raised"
+            parts.append(
+                f"{others} {len(rest):,} may be decided with {budget}: the sweep's command with {retry}; "
+                "some jobs need proofs of hours (docs/guide.md)."
+            )
+        return " ".join(parts)
+
+    def effort_heading(self) -> str:
+        return (
+            "Search effort per outcome: nodes (positions expanded) and engine seconds over the rows a search "
+            "decided ('searched'); rows settled by a proof with more cells had no search and are counted in "
+            "'implied' above; undecided rows stopped at a budget"
+        )
+
+    def paired_heading(self) -> str:
+        return (
+            "The same deal with fewer cells: over the deals searched at both counts of a step, the median ratio "
+            "of nodes and of moves (fewer cells over more; moves of deals won at both) and the share whose "
+            "search (harder) or solution (longer) grew"
+        )
+
+    def _paired_shown(self) -> pd.DataFrame:
+        """paired() with the step and the pair of verdicts as short labels, shares as percentages."""
+        shown = self.paired.copy()
+        shown["step"] = [f"{a}->{b}" for a, b in zip(shown["from_cells"], shown["to_cells"])]
+        shown["verdicts"] = [
+            f"{VERDICT_WORDS[a]}, {VERDICT_WORDS[b]}" for a, b in zip(shown["from_status"], shown["to_status"])
+        ]
+        for share in ("harder_share", "longer_share"):
+            shown[share] = [percent(x) for x in shown[share]]
+        for ratio in ("nodes_ratio_median", "moves_ratio_median"):
+            shown[ratio] = [_ratio(x) for x in shown[ratio]]
+        return shown
+
     def terminal(self) -> str:
         """The report for a terminal: every table fits 100 columns."""
-        effort = self.summary[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)
+        moves = self.summary[list(MOVES_COLUMNS)].rename(columns=MOVES_COLUMNS)
         parts = [self.note, ""] if self.note else []
         parts += [
-            "Verdicts per variant and cell count (the solvable share is of the decided jobs)",
+            "Verdicts per variant and cell count (the solvable share is of the decided jobs; 'implied': "
+            "unsolvable rows settled by a proof with more cells, without a search)",
             text_table(_share(self.summary), VERDICT_COLUMNS),
             "",
-            "Effort: moves of the solved deals, nodes searched, and engine time",
-            text_table(effort),
+            "Solutions of the solved deals (moves: a sequence move counts as one), and engine time",
+            text_table(moves),
         ]
+        if len(self.effort):
+            parts += [
+                "",
+                self.effort_heading(),
+                text_table(self.effort[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)),
+            ]
+        if len(self.paired):
+            parts += [
+                "",
+                self.paired_heading(),
+                text_table(self._paired_shown()[list(PAIRED_HEADINGS)].rename(columns=PAIRED_HEADINGS)),
+            ]
         if self.summary["score_median"].notna().any():
             scores = self.summary[list(SCORE_COLUMNS)].rename(columns=SCORE_COLUMNS)
             parts += ["", f"Scores of the solved deals ({SCORING})", text_table(scores)]
@@ -612,7 +891,7 @@ class Report:
         parts += [
             "",
             "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
-            text_table(self.min_cells_distribution()),
+            text_table(shown_distribution(self.min_cells_distribution())),
         ]
         for by, what in (("nodes", "nodes searched"), ("moves", "solution length")):
             top = self.hardest[self.hardest["by"] == by].groupby(["variant", "cells"]).head(self.top)
@@ -628,8 +907,8 @@ class Report:
                 "",
                 f"Undecided jobs ({len(self.undecided):,}"
                 + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
-                + "): rerun them with a bigger budget, e.g. the sweep's command with "
-                f"--retry-unknown --max-seconds {retry_seconds(DEFAULT_MAX_SECONDS):g}",
+                + "). "
+                + self.undecided_advice(),
                 text_table(shown),
             ]
         if len(self.published):
@@ -646,14 +925,13 @@ class Report:
         # Headings fold at 100 columns; the tables are narrower than that.
         return "\n".join(textwrap.fill(p, 100) if p and "\n" not in p else p for p in parts)
 
-    def write(self, out: str | os.PathLike, source: str) -> list[Path]:
-        """Writes report.md, the tables as CSV and Parquet, and the plots into `out`."""
-        from . import plots
-
-        out = report_directory(out)
-        written = []
-        tables = {
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The tables `write` saves as CSV and Parquet, by file name (docs/guide.md
+        describes their columns)."""
+        return {
             "summary": self.summary,
+            "effort": self.effort,
+            "paired": self.paired,
             "transitions": self.transitions,
             "lost_deals": self.lost,
             "min_cells": self.min_cells,
@@ -664,7 +942,14 @@ class Report:
             "takeback": self.takeback,
             "takeback_gains": self.gained,
         }
-        for name, frame in tables.items():
+
+    def write(self, out: str | os.PathLike, source: str) -> list[Path]:
+        """Writes report.md, the tables as CSV and Parquet, and the plots into `out`."""
+        from . import plots
+
+        out = report_directory(out)
+        written = []
+        for name, frame in self.tables().items():
             if name not in ALWAYS_WRITTEN and not len(frame):
                 # A table with nothing in it (no take-back rows, no undecided job, a range
                 # short of 1..32,000) is no file at all, and none left from an earlier report.
@@ -673,12 +958,7 @@ class Report:
                 continue
             for suffix, writer in (
                 (".csv", lambda f, p: f.to_csv(p, index=False)),
-                (
-                    ".parquet",
-                    lambda f, p: f.astype({c: str for c in f.columns if f[c].dtype == object}).to_parquet(
-                        p, index=False
-                    ),
-                ),
+                (".parquet", lambda f, p: _typed(f).to_parquet(p, index=False)),
             ):
                 written.append(write_atomically(out / f"{name}{suffix}", functools.partial(writer, frame)))
         images = plots.draw_all(self, out)
@@ -688,6 +968,9 @@ class Report:
         return written
 
     def markdown(self, source: str, images: list[str]) -> str:
+        def image(name: str, title: str) -> list[str]:
+            return [f"![{title}]({name})", ""] if name in images else []
+
         md = [f"# FreeCell difficulty report: {source}", ""] + ([self.note, ""] if self.note else [])
         problems = self.problems()
         if problems:
@@ -697,12 +980,34 @@ class Report:
             "",
             "Moves are over solved deals (a sequence move counts as one; card moves expand them). "
             f"Scores are the solutions' ({SCORING}). "
-            "The solvable share is over decided deals. Time is engine time in seconds.",
+            "The solvable share is over decided deals; `implied` counts the unsolvable rows settled by a proof "
+            "with more cells, without a search. Time is engine time in seconds.",
             "",
             text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True),
             "",
         ]
-        md += [f"![Solvable share by free cells]({images[0]})", ""] if images else []
+        md += image("solvable_share.png", "Solvable share by free cells")
+        if len(self.effort):
+            md += [
+                "## Search effort by outcome",
+                "",
+                self.effort_heading() + ".",
+                "",
+                text_table(self.effort, markdown=True),
+                "",
+            ]
+            md += image("nodes.png", "Nodes searched by free cells, won and lost")
+            md += image("nodes_ecdf.png", "Distribution of nodes searched, by cell count and outcome")
+        if len(self.paired):
+            shown = self._paired_shown().drop(columns=["step", "verdicts"])
+            md += [
+                "## The same deal with fewer cells",
+                "",
+                self.paired_heading() + ".",
+                "",
+                text_table(shown, markdown=True),
+                "",
+            ]
         if len(self.takeback):
             md += [
                 "## Take-back against the same rules without it",
@@ -713,7 +1018,7 @@ class Report:
                 "",
             ]
             md += self.takeback_lines(markdown=True) + [""]
-            md += [f"![Take-back against the classic rules]({n})" for n in images if n == "takeback.png"] + [""]
+            md += image("takeback.png", "Take-back against the classic rules")
         if len(self.published):
             md += [
                 "## Against the published counts (deals 1..32,000)",
@@ -746,13 +1051,11 @@ class Report:
             "when it is the fewest the game can be played with (0, or the cells its deal fills), "
             "otherwise an upper bound.",
             "",
-            text_table(self.min_cells_distribution(), markdown=True),
+            text_table(shown_distribution(self.min_cells_distribution()), markdown=True),
             "",
         ]
-        for name, title in zip(
-            images[1:], ["Solution length by free cells", "Nodes searched by free cells", "Fewest free cells needed"]
-        ):
-            md += [f"![{title}]({name})", ""]
+        md += image("moves.png", "Solution length by free cells")
+        md += image("min_cells.png", "Fewest free cells needed")
         md += ["## Hardest deals", "", "Solved deals with the most nodes searched, and with the longest solutions.", ""]
         for by in ("nodes", "moves"):
             part = self.hardest[self.hardest["by"] == by]
@@ -764,4 +1067,39 @@ class Report:
                 ),
                 "",
             ]
+        if len(self.undecided):
+            shown = self.undecided.head(UNDECIDED_LISTED)
+            md += [
+                "## Undecided jobs",
+                "",
+                (f"{len(self.undecided):,} jobs have" if len(self.undecided) != 1 else "1 job has")
+                + " no verdict: a budget ran out (unknown) or the search failed (error)"
+                + (
+                    f"; the first {len(shown):,} are here, all in undecided.csv"
+                    if len(shown) < len(self.undecided)
+                    else ""
+                )
+                + ". "
+                + self.undecided_advice(),
+                "",
+                text_table(shown, markdown=True),
+                "",
+            ]
         return "\n".join(md)
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table as Parquet should hold it: text columns as text with their nulls null
+    (not the word None), every other column in its own type."""
+    return frame.astype({c: "string" for c in frame.columns if frame[c].dtype == object})
+
+
+def _ratio(x: float) -> str:
+    """A ratio for the terminal: 0.52x, 3.1x, 250x."""
+    if x != x:
+        return "-"
+    return f"{x:.2f}x" if x < 10 else f"{x:.0f}x" if x >= 100 else f"{x:.1f}x"
+
+
+# How paired() tables show a verdict.
+VERDICT_WORDS = {SOLVED: "won", UNSOLVABLE: "lost"}

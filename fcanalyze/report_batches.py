@@ -7,7 +7,7 @@ import concurrent.futures
 import math
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -17,19 +17,26 @@ import pandas as pd
 from .errors import FcanalyzeError
 from .published import CLASSIC_DEALS
 from .report import (
-    _NULLABLE_INTS,
-    NOT_WON,
+    DISTRIBUTION_COLUMNS,
+    EFFORT_TABLE_COLUMNS,
+    PAIRED_COLUMNS,
     Report,
+    _effort_order,
+    _paired_order,
     hardest,
     min_cells,
     min_cells_distribution,
+    outcome_of,
+    paired_ratios,
     published_comparison,
+    select,
     takeback_comparison,
     transitions,
     undecided,
+    with_table_verdicts,
 )
 from .status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from .store import chunked_layout, read_shard, shard_numbers
+from .store import chunked_layout, read_shard, shard_numbers, to_frame
 
 # A cluster sweep's dataset with more rows than this is reported a shard (a million
 # deals) at a time: memory then follows a shard's rows, not the dataset's.
@@ -43,9 +50,11 @@ READ = ["deal", "variant", "cells", "columns", "status", "limit", "implied_by", 
         "nodes", "seconds", "verify_seconds"]  # fmt: skip
 KEYS = ["variant", "cells"]
 # Quantiles come from counts of each value: exact for moves, card moves and scores,
-# which take few values; node counts are counted to three significant figures, so
-# their medians and p90s are within 0.5%.
-FIGURES = ("moves", "card_moves", "score", "nodes")
+# which take few values; node counts, seconds and ratios are counted to three
+# significant figures, so their medians and p90s are within 0.5%.
+FIGURES = ("moves", "card_moves", "score")
+EFFORT_KEYS = [*KEYS, "outcome"]
+PAIRED_KEYS = ["variant", "from_cells", "to_cells", "from_status", "to_status"]
 
 
 def three_figures(values: np.ndarray) -> np.ndarray:
@@ -54,6 +63,21 @@ def three_figures(values: np.ndarray) -> np.ndarray:
     digits = np.floor(np.log10(np.maximum(values, 1))).astype(np.int64)
     scale = np.power(10, np.maximum(digits - 2, 0))
     return (np.round(values / scale) * scale).astype(np.int64)
+
+
+def three_figures_float(values: np.ndarray) -> np.ndarray:
+    """Positive numbers rounded to three significant figures (0 stays 0)."""
+    values = values.astype(np.float64)
+    digits = np.floor(np.log10(np.where(values > 0, values, 1.0)))
+    scale = np.power(10.0, digits - 2)
+    return np.where(values > 0, np.round(values / scale) * scale, 0.0)
+
+
+def _histogram(frame: pd.DataFrame, keys: list[str], column: str, rounding) -> pd.DataFrame:
+    """Counts of each value of `column` (rounded) per `keys`, nulls left out."""
+    values = frame[[*keys, column]].dropna()
+    values = values.assign(**{column: rounding(values[column].to_numpy())})
+    return values.groupby([*keys, column], as_index=False).size().rename(columns={"size": "count"})
 
 
 def quantile_of_counts(values: np.ndarray, counts: np.ndarray, q: float) -> float:
@@ -114,30 +138,69 @@ class _List:
         return f"{self.name}: the first {LISTED:,} of {self.total:,}" if self.total > LISTED else None
 
 
-def shard_parts(path: str, shard: int, rows: int, top: int, counts: dict[str, list[int]]) -> dict:
+def shard_parts(
+    path: str,
+    shard: int,
+    rows: int,
+    top: int,
+    counts: dict[str, list[int]],
+    cells: list[int] | None = None,
+    deals: list[tuple[int, int]] | None = None,
+) -> dict:
     """One shard's small tables, which the whole report is merged from: counts,
     histograms, maxima, the hardest deals, the first LISTED of each list (with the
-    list's length), a sample. Runs in a process of the pool, or on a Dask worker."""
-    frame = read_shard(path, shard, READ).to_pandas(types_mapper=_NULLABLE_INTS.get)
+    list's length), a sample; of its rows with one of `cells` and a deal in `deals`
+    (None: all). Runs in a process of the pool, or on a Dask worker."""
+    frame = select(to_frame(read_shard(path, shard, READ)), cells, deals)
     solved = frame[frame["status"] == SOLVED]
     parts: dict = {"status": frame.groupby([*KEYS, "status"], as_index=False).size().rename(columns={"size": "count"})}
+    parts["implied"] = frame[frame["implied_by"].notna()].groupby(KEYS, as_index=False).size()
     for figure in FIGURES:
-        values = (frame if figure == "nodes" else solved)[[*KEYS, figure]].dropna()
-        if figure == "nodes":
-            values = values.assign(nodes=three_figures(values["nodes"].to_numpy()))
-        parts[figure] = values.groupby([*KEYS, figure], as_index=False).size().rename(columns={"size": "count"})
+        parts[figure] = _histogram(solved, KEYS, figure, lambda v: v.astype(np.int64))
     parts["seconds"] = frame.groupby(KEYS, as_index=False)[["seconds", "verify_seconds"]].sum(min_count=1)
-    parts["maxima"] = (
-        pd.concat([solved[[*KEYS, "moves", "card_moves", "score"]], frame[[*KEYS, "nodes"]]])
-        .groupby(KEYS, as_index=False)
-        .max()
+    parts["maxima"] = solved[[*KEYS, "moves", "card_moves", "score"]].groupby(KEYS, as_index=False).max()
+    # Effort per outcome, over the searched rows (nodes known).
+    keyed = frame.assign(outcome=outcome_of(frame["status"]), searched=frame["nodes"].notna(),
+                         implied=frame["implied_by"].notna())  # fmt: skip
+    searched = keyed[keyed["searched"]]
+    parts["effort_counts"] = keyed.groupby(EFFORT_KEYS, as_index=False).agg(
+        jobs=("deal", "size"), searched=("searched", "sum"), implied=("implied", "sum")
     )
+    parts["effort_sums"] = searched.groupby(EFFORT_KEYS, as_index=False).agg(
+        nodes_max=("nodes", "max"),
+        seconds_max=("seconds", "max"),
+        # Null, not 0, where no row has a time (the shipped table has none).
+        seconds_total=("seconds", lambda x: x.sum(min_count=1)),
+    )
+    parts["effort_nodes"] = _histogram(searched, EFFORT_KEYS, "nodes", three_figures)
+    parts["effort_seconds"] = _histogram(searched, EFFORT_KEYS, "seconds", three_figures_float)
+    # The same deal with fewer cells: counts exact, ratios to three figures.
+    ratios = paired_ratios(frame, counts)
+    won_both = ratios[(ratios["from_status"] == SOLVED) & (ratios["to_status"] == SOLVED)]
+    parts["paired_counts"] = (
+        ratios.assign(harder=ratios["nodes_ratio"] > 1)
+        .groupby(PAIRED_KEYS, as_index=False)
+        .agg(deals=("deal", "size"), harder=("harder", "sum"))
+    )
+    parts["paired_longer"] = (
+        won_both.assign(longer=won_both["moves_ratio"] > 1)
+        .groupby(PAIRED_KEYS, as_index=False)
+        .agg(won_both=("deal", "size"), longer=("longer", "sum"))
+    )
+    parts["paired_nodes"] = _histogram(ratios, PAIRED_KEYS, "nodes_ratio", three_figures_float)
+    parts["paired_moves"] = _histogram(won_both, PAIRED_KEYS, "moves_ratio", three_figures_float)
     # The steps between the dataset's cell counts, not just those of this shard.
     parts["transitions"], lost = transitions(frame, counts)
     parts["takeback"], gained = takeback_comparison(frame)
     parts["distribution"] = min_cells_distribution(min_cells(frame))
     parts["hardest"] = hardest(frame, top)
-    for name, listed in (("lost", lost), ("gained", gained), ("undecided", undecided(frame))):
+    stuck = frame[~frame["status"].isin((SOLVED, UNSOLVABLE))]
+    if len(stuck):
+        # Their budgets (for the time they had), read for them alone: the column is
+        # a string a row, which the other tables never need.
+        budgets = to_frame(read_shard(path, shard, ["deal", "variant", "cells", "budgets"]))
+        stuck = stuck.merge(budgets, on=["deal", "variant", "cells"], how="left")
+    for name, listed in (("lost", lost), ("gained", gained), ("undecided", undecided(stuck))):
         parts[name] = listed.head(LISTED)
         parts[f"{name}_total"] = len(listed)
     parts["classic"] = frame.loc[frame["deal"] <= CLASSIC_DEALS, ["deal", "variant", "cells", "columns", "status"]]
@@ -147,7 +210,14 @@ def shard_parts(path: str, shard: int, rows: int, top: int, counts: dict[str, li
 
 
 def map_shards(
-    path: str, shards: list[int], rows: int, top: int, counts: dict[str, list[int]], scheduler: str | None
+    path: str,
+    shards: list[int],
+    rows: int,
+    top: int,
+    counts: dict[str, list[int]],
+    scheduler: str | None,
+    cells: list[int] | None = None,
+    deals: list[tuple[int, int]] | None = None,
 ) -> Iterator[dict]:
     """shard_parts of every shard, in shard order: on the Dask cluster at `scheduler`
     (which must reach `path`), else on a pool of this machine's cores."""
@@ -160,7 +230,7 @@ def map_shards(
             ahead = 4 * max(1, sum(client.nthreads().values()))
             futures: collections.deque = collections.deque()
             for shard in shards:
-                futures.append(client.submit(shard_parts, path, shard, rows, top, counts, pure=False))
+                futures.append(client.submit(shard_parts, path, shard, rows, top, counts, cells, deals, pure=False))
                 if len(futures) >= ahead:
                     yield futures.popleft().result()
             while futures:
@@ -172,11 +242,12 @@ def map_shards(
 
     workers = min(default_workers(), len(shards))
     if workers <= 1:
-        yield from (shard_parts(path, shard, rows, top, counts) for shard in shards)
+        yield from (shard_parts(path, shard, rows, top, counts, cells, deals) for shard in shards)
         return
     # Spawned, not forked: Arrow's threads in this process do not survive a fork.
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(shard_parts, *zip(*((path, shard, rows, top, counts) for shard in shards)))
+        jobs = [(path, shard, rows, top, counts, cells, deals) for shard in shards]
+        yield from pool.map(shard_parts, *zip(*jobs))
 
 
 def build_by_shard(
@@ -185,6 +256,8 @@ def build_by_shard(
     rows: int,
     scheduler: str | None = None,
     counts: dict[str, list[int]] | None = None,
+    cells: Sequence[int] | None = None,
+    deals: Sequence[tuple[int, int]] | None = None,
 ) -> Report:
     """The report of a cluster sweep's dataset of `rows` rows, read a shard at a time,
     the shards on all cores (or on the Dask cluster at `scheduler`). Every count is
@@ -192,11 +265,21 @@ def build_by_shard(
     significant figures; the plots' boxes are of a sample; the lists of deals keep
     their first LISTED; the per-deal table of fewest cells is left out (its
     distribution is there). `counts`: the dataset's cell counts per variant, if the
-    caller has listed them (store.chunked_layout)."""
+    caller has listed them (store.chunked_layout). `cells` and `deals` pick rows as
+    report.select does."""
     location = str(path) if "://" in str(path) else str(Path(path).absolute())
-    sums = {name: _Sum([*KEYS, name] if name in FIGURES else KEYS) for name in (*FIGURES, "seconds")}
+    sums = {name: _Sum([*KEYS, name] if name in FIGURES else KEYS) for name in (*FIGURES, "seconds", "implied")}
     sums["status"] = _Sum([*KEYS, "status"])
     sums["maxima"] = _Sum(KEYS, how="max")
+    sums["effort_counts"] = _Sum(EFFORT_KEYS)
+    sums["effort_sums"] = _Sum(EFFORT_KEYS)
+    sums["effort_maxima"] = _Sum(EFFORT_KEYS, how="max")
+    sums["effort_nodes"] = _Sum([*EFFORT_KEYS, "nodes"])
+    sums["effort_seconds"] = _Sum([*EFFORT_KEYS, "seconds"])
+    sums["paired_counts"] = _Sum(PAIRED_KEYS)
+    sums["paired_longer"] = _Sum(PAIRED_KEYS)
+    sums["paired_nodes"] = _Sum([*PAIRED_KEYS, "nodes_ratio"])
+    sums["paired_moves"] = _Sum([*PAIRED_KEYS, "moves_ratio"])
     sums["transitions"] = _Sum(["variant", "from_cells", "to_cells"])
     sums["takeback"] = _Sum(["variant", "cells"])
     sums["distribution"] = _Sum(["variant", "min_cells"])
@@ -209,8 +292,15 @@ def build_by_shard(
     if counts is None:
         layout = chunked_layout(location)
         counts = layout[1] if layout else {}
-    for parts in map_shards(location, shard_numbers(location), rows, top, counts, scheduler):
+    wanted_cells = None if cells is None else sorted(set(cells), reverse=True)
+    wanted_deals = None if deals is None else list(deals)
+    if wanted_cells is not None:
+        counts = {variant: [k for k in ks if k in wanted_cells] for variant, ks in counts.items()}
+    shards = map_shards(location, shard_numbers(location), rows, top, counts, scheduler, wanted_cells, wanted_deals)
+    for parts in shards:
         first = first or parts
+        parts["effort_maxima"] = parts["effort_sums"].drop(columns="seconds_total")
+        parts["effort_sums"] = parts["effort_sums"][[*EFFORT_KEYS, "seconds_total"]]
         for name, total in sums.items():
             total.add(parts[name])
         for name, listed in lists.items():
@@ -220,10 +310,13 @@ def build_by_shard(
         samples.append(parts["sample"])
     if not first:
         raise FcanalyzeError(f"{path} holds no rows")
-    summary = _summary(sums["status"], {f: sums[f] for f in FIGURES}, sums["seconds"], sums["maxima"])
-    distribution = sums["distribution"].result(list(first["distribution"].columns))
-    order = [math.inf if k == NOT_WON else int(str(k)) for k in distribution["min_cells"]]
+    if sums["status"].frame is None:
+        raise FcanalyzeError("no rows of the dataset have the cell counts and deals asked for")
+    summary = _summary(sums["status"], sums["implied"], {f: sums[f] for f in FIGURES}, sums["seconds"], sums["maxima"])
+    distribution = sums["distribution"].result(DISTRIBUTION_COLUMNS)
+    order = [math.inf if pd.isna(k) else int(k) for k in distribution["min_cells"]]
     distribution = distribution.assign(order=order).sort_values(["variant", "order"]).drop(columns="order")
+    distribution = distribution.astype({"min_cells": "Int64", "deals_exact": "int64", "deals_upper_bound": "int64"})
     cut = [c for c in (listed.cut() for listed in lists.values()) if c]
     note = (
         f"This dataset's {rows:,} rows were read a shard (a million deals) at a time: every count is exact; "
@@ -240,15 +333,61 @@ def build_by_shard(
         min_cells=pd.DataFrame(columns=["variant", "deal", "min_cells", "exact", "needs_more_than", "cells_run"]),
         hardest=tops[0],
         published=published_comparison(pd.concat(classic, ignore_index=True)),
-        undecided=lists["undecided"]
-        .result(first["undecided"].head(0))
-        .sort_values(["variant", "cells", "deal"], ascending=[True, False, True], ignore_index=True),
+        undecided=with_table_verdicts(
+            lists["undecided"]
+            .result(first["undecided"].head(0))
+            .sort_values(["variant", "cells", "deal"], ascending=[True, False, True], ignore_index=True)
+        ),
         takeback=sums["takeback"].result(list(first["takeback"].columns)),
         gained=lists["gained"].result(first["gained"].head(0)),
         top=top,
         distribution=distribution.reset_index(drop=True),
         note=note,
+        effort=_effort(sums),
+        paired=_paired(sums),
     )
+
+
+def _effort(sums: dict[str, _Sum]) -> pd.DataFrame:
+    """effort()'s table, from the counts, sums, maxima and histograms."""
+    counts = sums["effort_counts"].result([*EFFORT_KEYS, "jobs", "searched", "implied"])
+    totals = sums["effort_sums"].result([*EFFORT_KEYS, "seconds_total"])
+    most = sums["effort_maxima"].result([*EFFORT_KEYS, "nodes_max", "seconds_max"])
+    out = counts.merge(totals, on=EFFORT_KEYS, how="left").merge(most, on=EFFORT_KEYS, how="left")
+    for figure in ("nodes", "seconds"):
+        h = sums[f"effort_{figure}"].result([*EFFORT_KEYS, figure, "count"])
+        for q, name in ((0.5, "median"), (0.9, "p90")):
+            out[f"{figure}_{name}"] = [
+                _counted(h, EFFORT_KEYS, key, figure, q) for key in zip(*(out[k] for k in EFFORT_KEYS))
+            ]
+    return _effort_order(out[EFFORT_TABLE_COLUMNS])
+
+
+def _paired(sums: dict[str, _Sum]) -> pd.DataFrame:
+    """paired()'s table, from the counts and the histograms of ratios."""
+    counts = sums["paired_counts"].result([*PAIRED_KEYS, "deals", "harder"])
+    longer = sums["paired_longer"].result([*PAIRED_KEYS, "won_both", "longer"])
+    out = counts.merge(longer, on=PAIRED_KEYS, how="left")
+    keys = list(zip(*(out[k] for k in PAIRED_KEYS)))
+    nodes, moves = (
+        sums["paired_nodes"].result([*PAIRED_KEYS, "nodes_ratio", "count"]),
+        sums["paired_moves"].result([*PAIRED_KEYS, "moves_ratio", "count"]),
+    )
+    out["nodes_ratio_median"] = [_counted(nodes, PAIRED_KEYS, k, "nodes_ratio", 0.5) for k in keys]
+    out["nodes_ratio_p90"] = [_counted(nodes, PAIRED_KEYS, k, "nodes_ratio", 0.9) for k in keys]
+    out["harder_share"] = out["harder"].astype("float64") / out["deals"].astype("float64")
+    out["moves_ratio_median"] = [_counted(moves, PAIRED_KEYS, k, "moves_ratio", 0.5) for k in keys]
+    won = out["won_both"].astype("float64")
+    out["longer_share"] = (out["longer"].astype("float64") / won).where(won > 0)
+    return _paired_order(out[PAIRED_COLUMNS])
+
+
+def _counted(histogram: pd.DataFrame, keys: list[str], key: tuple, column: str, q: float) -> float:
+    """The quantile q of `column` in the histogram's rows for `key`."""
+    mine = histogram
+    for name, value in zip(keys, key):
+        mine = mine[mine[name] == value]
+    return quantile_of_counts(mine[column].to_numpy(dtype=np.float64), mine["count"].to_numpy(dtype=np.int64), q)
 
 
 def _top(frame: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -261,9 +400,10 @@ def _top(frame: pd.DataFrame, n: int) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _summary(status: _Sum, histograms: dict[str, _Sum], seconds: _Sum, maxima: _Sum) -> pd.DataFrame:
+def _summary(status: _Sum, implied: _Sum, histograms: dict[str, _Sum], seconds: _Sum, maxima: _Sum) -> pd.DataFrame:
     """summarize()'s table, from the counts."""
     counts = status.result([*KEYS, "status", "count"])
+    settled = implied.result([*KEYS, "size"])
     times = seconds.result([*KEYS, "seconds", "verify_seconds"])
     most = maxima.result([*KEYS, *FIGURES])
     rows = []
@@ -274,7 +414,11 @@ def _summary(status: _Sum, histograms: dict[str, _Sum], seconds: _Sum, maxima: _
             "variant": variant,
             "cells": int(cast(int, cells)),
             "jobs": sum(by_status.values()),
-            **{s: by_status.get(s, 0) for s in (SOLVED, UNSOLVABLE, UNKNOWN, ERROR)},
+            SOLVED: by_status.get(SOLVED, 0),
+            UNSOLVABLE: by_status.get(UNSOLVABLE, 0),
+            "implied": int(settled[(settled["variant"] == variant) & (settled["cells"] == cells)]["size"].sum()),
+            UNKNOWN: by_status.get(UNKNOWN, 0),
+            ERROR: by_status.get(ERROR, 0),
             "solvable_share": by_status.get(SOLVED, 0) / decided if decided else float("nan"),
         }
         for figure in FIGURES:

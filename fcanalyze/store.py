@@ -5,11 +5,13 @@ from __future__ import annotations
 import collections
 import errno
 import fcntl
+import functools
 import itertools
 import os
 import time
+import warnings
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,9 +22,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .chunks import SHARD_PREFIX, Chunk
-from .errors import FcanalyzeError
+from .errors import FcanalyzeError, FcanalyzeWarning
+from .inputs import quote
 from .jobs import Key
-from .status import ERROR
+from .status import ERROR, STATUSES
 
 # One row per (deal, variant, cells). The README documents every column.
 SCHEMA = pa.schema(
@@ -209,13 +212,20 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     (an `export`, or the table shipped in data/); columns such a file leaves out come
     back as nulls. Raises
     FcanalyzeError if `path` is missing, holds no part files, or holds files that are
-    not fcanalyze rows.
+    not fcanalyze rows, or rows whose status is not a verdict.
+
+    Every job comes back once. A job held twice with identical rows (a part file
+    copied under a second name) is kept once, with a FcanalyzeWarning; one held twice
+    with different rows is refused (FcanalyzeError naming both files), since nothing
+    says which row is right.
     """
     if "://" in str(path):
         return _read_location(str(path), columns)
     path = Path(path)
+    wanted = _with_keys(columns)
     if path.is_file():
-        return _read_part(path, columns)
+        parts = [_Part(path.name, _read_part(path, wanted), functools.partial(_read_part, path))]
+        return _one_row_per_job(parts, str(path)).select(wanted if columns is None else columns)
     if not path.is_dir():
         raise FcanalyzeError(
             f"{path} does not exist: give the --out directory of a sweep or a Parquet file of its rows"
@@ -223,8 +233,99 @@ def read_dataset(path: str | os.PathLike, columns: list[str] | None = None) -> p
     files = part_files(path)
     if not files:
         raise FcanalyzeError(f"{path} holds no fcanalyze dataset ({PART_PREFIX}*{PART_SUFFIX} files)")
-    tables = [_read_part(f, columns) for f in files]
-    return pa.concat_tables(tables)
+    parts = [_Part(str(f.relative_to(path)), _read_part(f, wanted), functools.partial(_read_part, f)) for f in files]
+    return _one_row_per_job(parts, str(path)).select(wanted if columns is None else columns)
+
+
+def read_frame(path: str | os.PathLike, columns: list[str] | None = None):
+    """read_dataset()'s rows as a pandas DataFrame, its integer columns as pandas'
+    nullable integers (Int8, Int32, Int64): a move count stays 102, not 102.0, in a
+    column where the unsolved rows have none."""
+    return to_frame(read_dataset(path, columns))
+
+
+def to_frame(table: pa.Table):
+    """An Arrow table of dataset rows as pandas, integer columns nullable (read_frame)."""
+    import pandas as pd
+
+    nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                pa.int64(): pd.Int64Dtype()}  # fmt: skip
+    return table.to_pandas(types_mapper=nullable.get)
+
+
+def _with_keys(columns: list[str] | None) -> list[str]:
+    """The columns asked for, and the key columns (which the check that every job comes
+    once needs) if they are not among them."""
+    if columns is None:
+        return list(COLUMNS)
+    return list(columns) + [k for k in KEY if k not in columns]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One file's rows as read, its name for messages, and how to read all its columns."""
+
+    name: str
+    table: pa.Table
+    whole: Callable[[], pa.Table]
+
+
+def _one_row_per_job(parts: list[_Part], where: str) -> pa.Table:
+    """The parts' rows as one table, each job once (see read_dataset)."""
+    # Nullable and not-null versions of a column (a part rewritten by another program) join.
+    table = pa.concat_tables([p.table for p in parts], promote_options="default") if parts else empty_table()
+    if table.num_rows < 2:
+        return table
+    keys = table.select(list(KEY))
+    counts = keys.group_by(list(KEY)).aggregate([([], "count_all")])
+    if counts.num_rows == table.num_rows:
+        return table
+    counted = zip(*(counts[c].to_pylist() for c in (*KEY, "count_all")))
+    repeated = {(d, v, c) for d, v, c, n in counted if n > 1}
+    # Which parts hold each repeated job, once per row (a part may hold one twice).
+    holders: dict[Key, list[int]] = collections.defaultdict(list)
+    for i, part in enumerate(parts):
+        for key in zip(*(part.table[c].to_pylist() for c in KEY)):
+            if key in repeated:
+                holders[key].append(i)
+    # All columns, not just those asked for: two rows differing anywhere are two answers.
+    rows: dict[Key, list[dict]] = collections.defaultdict(list)
+    for i in sorted({i for held in holders.values() for i in held}):
+        whole = parts[i].whole()
+        for row in whole.to_pylist():
+            key = (row["deal"], row["variant"], row["cells"])
+            if key in repeated:
+                rows[key].append(row)
+    for key in sorted(holders):
+        held, found = holders[key], rows[key]
+        differs = next((j for j in range(1, len(found)) if not _same_row(found[0], found[j])), None)
+        if differs is not None:
+            deal, variant, cells = key
+            first, other = parts[held[0]].name, parts[held[differs]].name
+            places = f"twice in {first}" if first == other else f"in {first} and in {other}"
+            raise FcanalyzeError(
+                f"{where}: the job {variant} deal {deal} with {cells} cell{'' if cells == 1 else 's'} is {places} "
+                "with different rows "
+                f"({found[0]['status']}, {found[differs]['status']}); a dataset holds each job once: "
+                "remove the row or file that should not be there"
+            )
+    deal, variant, cells = key = min(holders)
+    first, other = parts[holders[key][0]].name, parts[holders[key][1]].name
+    warnings.warn(
+        f"{where}: {len(repeated):,} job(s) are held twice with identical rows (like deal {deal} with "
+        f"{cells} cell{'' if cells == 1 else 's'}, in {first} and {other}); each is counted once. Remove the copy "
+        "to silence this",
+        FcanalyzeWarning,
+        stacklevel=3,
+    )
+    order = table.append_column("_row", pa.array(np.arange(table.num_rows)))
+    first_rows = order.group_by(list(KEY)).aggregate([("_row", "min")])["_row_min"].to_numpy()
+    return table.take(np.sort(first_rows))
+
+
+def _same_row(a: dict, b: dict) -> bool:
+    """Whether two rows hold the same values (NaN equal to NaN)."""
+    return all(x == y or (x != x and y != y) for x, y in zip(a.values(), b.values())) and a.keys() == b.keys()
 
 
 def chunked_layout(path: str | os.PathLike) -> tuple[int, dict[str, list[int]]] | None:
@@ -257,8 +358,18 @@ def read_shard(path: str | os.PathLike, shard: int, columns: list[str] | None = 
     """Every row of one shard of a cluster sweep's dataset: its deals' rows, all
     variants and cell counts."""
     text = str(path)
-    tables = [_read_chunk(text, shard, chunk, columns) for chunk in _chunks_in(text, shard)]
-    return pa.concat_tables(tables) if tables else _checked(empty_table(), text, columns)
+    wanted = _with_keys(columns)
+    parts = [
+        _Part(
+            chunk.file_name(),
+            _read_chunk(text, shard, chunk, wanted),
+            functools.partial(_read_chunk, text, shard, chunk, None),
+        )
+        for chunk in _chunks_in(text, shard)
+    ]
+    if not parts:
+        return _checked(empty_table(), text, columns)
+    return _one_row_per_job(parts, text).select(wanted if columns is None else columns)
 
 
 def _chunks_in(path: str, shard: int) -> list[Chunk]:
@@ -287,7 +398,7 @@ def _read_location(location: str, columns: list[str] | None) -> pa.Table:
     tables = [read_shard(location, shard, columns) for shard in shard_numbers(location)]
     if not tables:
         raise FcanalyzeError(f"{location} holds no fcanalyze dataset (shard=*/ folders of part files)")
-    return pa.concat_tables(tables)
+    return pa.concat_tables(tables, promote_options="default")
 
 
 def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
@@ -304,14 +415,34 @@ def _read_part(file: Path, columns: list[str] | None = None) -> pa.Table:
             table = part.read(columns=[c for c in wanted if c in present])
     except (pa.ArrowException, OSError) as e:
         raise FcanalyzeError(f"{file} is not a readable Parquet file: {e}") from None
+    except UnicodeEncodeError:  # Arrow takes only UTF-8 names
+        shown = os.fsencode(file).decode("utf-8", "backslashreplace")
+        raise FcanalyzeError(f"{shown} cannot be read: its name is not UTF-8; rename it") from None
     return _checked(table, file, columns)
+
+
+def checked_part(table: pa.Table, name: Path | str) -> pa.Table:
+    """A part file's rows, read by other means than this module's, checked as its own
+    reads are (every column, in SCHEMA's types, every status a verdict)."""
+    return _checked(table, name, None)
 
 
 def _checked(table: pa.Table, file: Path | str, columns: list[str] | None) -> pa.Table:
     """The part's columns that were asked for, in SCHEMA's order and types, or FcanalyzeError."""
     wanted = list(COLUMNS) if columns is None else columns
+    # The file's own status column, before a missing one is filled in with nulls.
+    status = table.schema.field("status").type if "status" in table.column_names else None
     table = _with_columns_added(table, wanted)
     expected = pa.schema([SCHEMA.field(c) for c in wanted])
+    if status is not None and (pa.types.is_string(status) or pa.types.is_large_string(status)):
+        # A row whose status is no verdict (edited by hand, written by another program)
+        # would count as done, and be skipped by every sweep: refused, not guessed at.
+        odd = [s for s in table.column("status").unique().to_pylist() if s not in STATUSES]
+        if odd:
+            raise FcanalyzeError(
+                f"{file} holds a row whose status is {quote(odd[0])}, which is not a verdict "
+                f"({', '.join(STATUSES)}); correct that row or remove the file"
+            )
     if table.column_names != expected.names or table.schema.types != expected.types:
         raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
     return table
@@ -350,6 +481,8 @@ class Dataset:
     # Where each stored key lives, and its status.
     where: dict[Key, Path] = field(default_factory=dict)
     status: dict[Key, str] = field(default_factory=dict)
+    # The other files holding a key that `where` has (identical copies; empty as a rule).
+    copies: dict[Key, list[Path]] = field(default_factory=dict)
     _lock: IO[str] | None = None
     # Why the dataset cannot be written (a read-only mount), or "" if it can.
     read_only: str = ""
@@ -372,16 +505,27 @@ class Dataset:
             # A finished dataset on a read-only mount can still say what it holds; the
             # sweep refuses only if it has jobs left to run.
             dataset = cls(path, read_only=e.reason)
-            for file in part_files(path):
-                dataset._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
+            dataset._remember_files()
             return dataset
         dataset = cls(path, _lock=lock)
         # Temporaries are left only by a writer killed mid-write; the rename never happened.
         for tmp in path.glob(f".{PART_PREFIX}*.tmp"):
             tmp.unlink()
-        for file in part_files(path):
-            dataset._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
+        try:
+            dataset._remember_files()
+        except BaseException:
+            dataset.close()
+            raise
         return dataset
+
+    def _remember_files(self) -> None:
+        """Indexes the part files' keys and statuses. A job held twice (a part file
+        copied under a second name) is checked as read_dataset checks it: refused if
+        its rows differ, else warned of; `replace` then leaves it in one file."""
+        for file in part_files(self.path):
+            self._remember(_read_part(file, ["deal", "variant", "cells", "status"]), file)
+        if self.copies:
+            read_dataset(self.path, ["deal", "variant", "cells", "status"])
 
     def close(self) -> None:
         """Compresses the part last grown, and lets go of the lock."""
@@ -416,19 +560,30 @@ class Dataset:
             start += room
 
     def replace(self, rows: Sequence[Row]) -> None:
-        """Stores rows for keys already in the dataset in place of their old rows."""
+        """Stores rows for keys already in the dataset in place of their old rows (and
+        of any copies of them in other files, which leaves each key in one file)."""
         by_file: dict[Path, list[Row]] = {}
+        dropped: dict[Path, set[Key]] = {}
         for row in rows:
             by_file.setdefault(self.where[row.key], []).append(row)
-        for file, new_rows in by_file.items():
-            new = rows_to_table(new_rows)
+            for other in self.copies.pop(row.key, []):
+                dropped.setdefault(other, set()).add(row.key)
+        # Files that only lose copies go first: were the process killed between the
+        # writes, the dataset would hold the old row once, not two different rows.
+        for file in sorted(set(by_file) | set(dropped), key=lambda f: f in by_file):
+            new_rows = by_file.get(file, [])
             old = self._current_table if file == self._current else _read_part(file)
-            replaced = {r.key for r in new_rows}
+            gone = dropped.get(file, set()) | {r.key for r in new_rows}
             keep = [
-                (d, v, c) not in replaced
+                (d, v, c) not in gone
                 for d, v, c in zip(old["deal"].to_pylist(), old["variant"].to_pylist(), old["cells"].to_pylist())
             ]
-            merged = pa.concat_tables([old.filter(arrow_column(keep, pa.bool_())), new])
+            merged = pa.concat_tables(
+                [old.filter(arrow_column(keep, pa.bool_())), rows_to_table(new_rows)], promote_options="default"
+            )
+            if not merged.num_rows and file != self._current:
+                file.unlink()  # a copy that held nothing else
+                continue
             _write_atomically(merged, file)
             if file == self._current:
                 self._current_table, self._current_compressed = merged, True
@@ -436,9 +591,14 @@ class Dataset:
 
     def _remember(self, table: pa.Table, file: Path) -> None:
         keys = table.select(["deal", "variant", "cells", "status"]).to_pydict()
-        for deal, variant, cells, status in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
-            self.where[(deal, variant, cells)] = file
-            self.status[(deal, variant, cells)] = status
+        where, status = self.where, self.status
+        for deal, variant, cells, verdict in zip(keys["deal"], keys["variant"], keys["cells"], keys["status"]):
+            key = (deal, variant, cells)
+            if key in where:
+                self.copies.setdefault(key, []).append(file)
+                continue
+            where[key] = file
+            status[key] = verdict
 
     def _part_is_full(self, rows: int) -> bool:
         """Whether the current part, holding `rows`, takes no more: a new one starts."""

@@ -163,16 +163,43 @@ def read_deals(file: Path, deals: set[int], variant: str, columns: list[str]) ->
     return part.read_row_groups(groups, columns=wanted, use_threads=False).take(pa.array(rows, pa.int64()))
 
 
+def lookup_spans(spans: Iterable[tuple[int, int]], variant: str = CLASSIC) -> list[DealFacts]:
+    """lookup() of every deal in the inclusive spans that the table holds (1..32,000),
+    in order, reading the table once. FcanalyzeError if the table is missing."""
+    wanted = sorted({d for lo, hi in spans for d in range(max(lo, 1), min(hi, CLASSIC_DEALS) + 1)})
+    if not wanted:
+        return []
+    file = table_path(variant)
+    if not file.is_file():
+        raise FcanalyzeError(
+            f"the deal table {file} is missing; build it with scripts/build_table.py"
+            + (" --takeback" if variant == TAKEBACK else "")
+        )
+    names = [f.name for f in fields(Verdict)]
+    rows = read_deals(file, set(wanted), variant, names).to_pylist()
+    verdicts: dict[int, dict[int, Verdict]] = {deal: {} for deal in wanted}
+    for row in rows:
+        verdicts[row["deal"]][row["cells"]] = Verdict(**{name: row.get(name) for name in names})
+    return [DealFacts(deal, verdicts[deal], variant) for deal in wanted]
+
+
 def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counter[str]:
     """How the shipped tables settle the jobs `keys` ((deal, variant, cells), as a
     sweep's rows name them) that they hold: a count per status, solved and unsolvable
     only. Jobs of other variants, deals or cell counts, and a table that is missing,
     count nothing. For a sweep to say where the verdicts it could not reach are."""
+    return collections.Counter(table_verdicts(keys).values())
+
+
+def table_verdicts(keys: Iterable[tuple[int, str, int]]) -> dict[tuple[int, str, int], str]:
+    """The shipped tables' verdict (solved or unsolvable) on each of the jobs `keys`
+    ((deal, variant, cells)) that they decide; jobs they do not hold or leave
+    undecided, and any when a table is missing, are left out."""
     by_variant: dict[str, set[tuple[int, int]]] = collections.defaultdict(set)
     for deal, variant, cells in keys:
         if variant in TABLE_NAMES and 1 <= deal <= CLASSIC_DEALS:
             by_variant[variant].add((deal, cells))
-    counts: collections.Counter[str] = collections.Counter()
+    found: dict[tuple[int, str, int], str] = {}
     for variant, wanted in by_variant.items():
         file = table_path(variant)
         if not file.is_file():
@@ -180,8 +207,8 @@ def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counte
         rows = read_deals(file, {deal for deal, _ in wanted}, variant, ["status"]).to_pydict()
         for deal, cells, status in zip(rows["deal"], rows["cells"], rows["status"]):
             if (deal, cells) in wanted and status in (SOLVED, UNSOLVABLE):
-                counts[status] += 1
-    return counts
+                found[(deal, variant, cells)] = status
+    return found
 
 
 @functools.cache

@@ -151,3 +151,72 @@ def test_help_explains_every_command(run_cli):
     for command in ("deal", "board", "verify"):
         assert command in top
         assert run_cli(command, "-h").exit_code == 0
+
+
+def test_report_and_export_count_a_copied_part_file_once_and_say_so(run_cli, tmp_path):
+    import shutil
+
+    import pandas as pd
+
+    from fcanalyze.store import part_files
+    from fcanalyze.sweep import sweep
+
+    dataset = sweep("1-6", cells="4,2", out=tmp_path / "ds", workers=1)
+    (part,) = part_files(dataset)
+    shutil.copy(part, dataset / "part-copy.parquet")
+    exported = run_cli("export", dataset, tmp_path / "all.csv")
+    assert exported.exit_code == 0, exported.output
+    assert exported.stdout == f"wrote 12 rows to {tmp_path / 'all.csv'}\n"
+    assert exported.stderr.startswith("Warning: ") and "12 job(s) are held twice" in exported.stderr
+    assert len(exported.stderr.splitlines()) == 1
+    assert len(pd.read_csv(tmp_path / "all.csv")) == 12
+    reported = run_cli("report", dataset)
+    assert reported.exit_code == 0 and "12 job(s) are held twice" in reported.stderr
+    verdicts = [
+        line.split()[:3] for line in reported.stdout.split("\n\n")[0].splitlines() if line.startswith("freecell")
+    ]
+    assert verdicts == [["freecell", "4", "6"], ["freecell", "2", "6"]]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sweep", "--deals", "1-2", "--cells", "4", "--out", b"ds\xff"],
+        ["sweep", "--deals", "1-2", "--cells", "4", "--out", b""],
+        ["sweep", "--deals", "1-2", "--cells", "4", "--out", b"ds", "--spill-dir", b"spill\xff"],
+        ["export", "takeback.parquet", b"out\xff.csv"],
+        ["export", "takeback.parquet", b""],
+        ["report", "takeback.parquet", "--out", b"rep\xff"],
+        ["report", "takeback.parquet", "--out", b""],
+    ],
+)
+def test_an_output_name_that_cannot_be_written_is_refused_before_any_work(args, tmp_path):
+    """A non-UTF-8 name (Parquet takes only UTF-8) failed with a traceback after the jobs
+    ran; an empty one wrote into the current directory. (The root is refused by the same
+    check, test_the_filesystem_root_is_no_place_for_results: a test that could write
+    there if it failed is no test to run.)"""
+    import os
+    import shutil
+
+    from fcanalyze.table import table_path
+
+    shutil.copy(table_path("freecell,takeback=yes"), tmp_path / "takeback.parquet")
+    (tmp_path / os.fsdecode(b"spill\xff")).mkdir()
+    before = sorted(os.listdir(tmp_path))
+    argv = [sys.executable, "-m", "fcanalyze", *args]
+    done = subprocess.run([os.fsencode(a) for a in argv], capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == b""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(b"Error: "), done.stderr
+    assert sorted(os.listdir(tmp_path)) == before  # nothing written
+
+
+@pytest.mark.parametrize("root", ["/", "//", "/.", "/tmp/.."])
+def test_the_filesystem_root_is_no_place_for_results(root):
+    from fcanalyze.errors import FcanalyzeError
+    from fcanalyze.outputs import check_output_path
+
+    with pytest.raises(FcanalyzeError, match="is the filesystem's root; give a directory of its own"):
+        check_output_path(root)
+    assert check_output_path("/tmp/results") == "/tmp/results"

@@ -251,8 +251,8 @@ def test_a_report_on_the_cluster_reads_the_shards_there(cluster, tmp_path):
     assert here.returncode == 0 and there.returncode == 0, there.stderr
     assert "read a shard (a million deals) at a time" in there.stdout
     # The verdict table and the transitions are the same either way.
-    verdicts = here.stdout.split("Effort:")[0].strip().splitlines()
-    assert verdicts[1:] and "\n".join(verdicts) in there.stdout
+    verdicts = here.stdout.split("\n\n")[0].strip().splitlines()
+    assert verdicts[0].startswith("Verdicts per variant") and "\n".join(verdicts) in there.stdout
     step = next(line for line in here.stdout.splitlines() if line.startswith("freecell") and " 4 " in line
                 and " 1 " in line and "120" in line)  # fmt: skip
     assert step in there.stdout

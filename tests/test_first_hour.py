@@ -200,3 +200,32 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_readme_tour_runs_no_job_of_billions_and_spills_where_the_user_says():
+    """The tour's hard sweep once listed 982, whose 2-cell proof takes 3.1 billion
+    positions (over ten minutes, 6.5 GB); its spill demo used /tmp, shared with every
+    user, and a memory budget the proof fit in. The tour's jobs are the shipped table's,
+    so their size can be read there."""
+    from pathlib import Path
+
+    from fcanalyze.table import lookup
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    tour = readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    listed = re.search(r"printf '([0-9\\n]+)' > hard\.txt", tour)
+    assert listed is not None
+    deals = [int(d) for d in listed.group(1).split("\\n") if d]
+    sweep_line = next(line for line in tour.splitlines() if "--deals @hard.txt" in line and "sweep" in line)
+    cells = [int(k) for k in re.search(r"--cells ([0-9,]+)", sweep_line).group(1).split(",")]
+    budget = float(re.search(r"--max-seconds ([0-9]+)", sweep_line).group(1))
+    for deal in deals:
+        for k in cells:
+            verdict = lookup(deal).verdicts[k]
+            # Some 1.3 million positions a second: every job ends well inside its budget.
+            assert verdict.status in ("solved", "unsolvable") and (verdict.nodes or 0) < budget * 1_000_000, (deal, k)
+    spills = re.findall(r"--spill-dir (\S+)", tour)
+    assert spills and "/tmp" not in spills
+    # The demo's proof outgrows its memory budget: 26063 with 1 cell stores some 24.7
+    # million positions in 736 MiB in memory.
+    assert all(int(m) <= 200 for m in re.findall(r"26063 --cells 1 --max-memory ([0-9]+)M", tour))

@@ -40,8 +40,52 @@ def test_summary_counts_match_the_exhaustive_verdicts(dataset):
     won4 = rows[(rows["cells"] == 4) & (rows["status"] == "solved")]
     assert table.loc[4, "moves_median"] == won4["moves"].median()
     assert table.loc[4, "moves_max"] == won4["moves"].max()
-    assert table.loc[1, "nodes_max"] == rows[rows["cells"] == 1]["nodes"].max()
     assert table.loc[2, "engine_seconds"] == pytest.approx(rows[rows["cells"] == 2]["seconds"].sum())
+    assert table.loc[1, "implied"] == rows[rows["cells"] == 1]["implied_by"].notna().sum() > 0
+
+
+def test_effort_is_per_outcome_over_the_searched_rows(dataset):
+    """Nodes and time of wins and of proofs of loss apart, each over the rows a search
+    decided: one median over both mixed first moves with exhaustive proofs, and left
+    out the rows a proof with more cells settled."""
+    rows = read_dataset(dataset).to_pandas()
+    effort = report.effort(dataset).set_index(["cells", "outcome"])
+    assert list(effort.index) == [(4, "solved"), (2, "solved"), (2, "unsolvable"), (1, "solved"), (1, "unsolvable")]
+    for (cells, outcome), row in effort.iterrows():
+        mine = rows[(rows["cells"] == cells) & (rows["status"] == outcome)]
+        searched = mine[mine["implied_by"].isna()]
+        assert (row["jobs"], row["searched"], row["implied"]) == (len(mine), len(searched), len(mine) - len(searched))
+        assert row["nodes_median"] == searched["nodes"].median()
+        assert row["nodes_p90"] == pytest.approx(searched["nodes"].quantile(0.9))
+        assert row["nodes_max"] == searched["nodes"].max()
+        assert row["seconds_median"] == pytest.approx(searched["seconds"].median())
+        assert row["seconds_total"] == pytest.approx(searched["seconds"].sum())
+    # With 1 cell some lost deals were settled by their proof with 2 cells: no search, no nodes.
+    assert effort.loc[(1, "unsolvable"), "implied"] > 0
+
+
+def test_the_same_deal_is_compared_across_cell_counts(dataset):
+    rows = read_dataset(dataset).to_pandas().set_index(["deal", "cells"])
+    table = report.paired(dataset).set_index(["from_cells", "to_cells", "from_status", "to_status"])
+    assert sorted(table.index) == sorted(
+        [(4, 2, "solved", "solved"), (4, 2, "solved", "unsolvable"), (2, 1, "solved", "solved"),
+         (2, 1, "solved", "unsolvable")]
+    )  # fmt: skip
+    won_both = [d for d in DEALS if rows.loc[(d, 2), "status"] == rows.loc[(d, 1), "status"] == "solved"]
+    nodes = pd.Series([rows.loc[(d, 1), "nodes"] / rows.loc[(d, 2), "nodes"] for d in won_both])
+    moves = pd.Series([rows.loc[(d, 1), "moves"] / rows.loc[(d, 2), "moves"] for d in won_both])
+    row = table.loc[(2, 1, "solved", "solved")]
+    assert row["deals"] == len(won_both) > 0
+    assert row["nodes_ratio_median"] == pytest.approx(nodes.median())
+    assert row["nodes_ratio_p90"] == pytest.approx(nodes.quantile(0.9))
+    assert row["harder_share"] == pytest.approx((nodes > 1).mean())
+    assert row["moves_ratio_median"] == pytest.approx(moves.median())
+    assert row["longer_share"] == pytest.approx((moves > 1).mean())
+    # Won with 2 cells and lost with 1: only deals whose 1-cell job was searched count
+    # (a proof with 2 cells settles none of them; they were won there).
+    lost = [d for d in DEALS if rows.loc[(d, 2), "status"] == "solved" and rows.loc[(d, 1), "status"] == "unsolvable"]
+    assert table.loc[(2, 1, "solved", "unsolvable"), "deals"] == len(lost)
+    assert pd.isna(table.loc[(2, 1, "solved", "unsolvable"), "moves_ratio_median"])
 
 
 def test_transitions_list_exactly_the_deals_lost(dataset):
@@ -322,3 +366,136 @@ def test_the_tail_script_sets_the_slowest_jobs_beside_the_same_jobs_of_another_s
         else:
             assert before_verdict == "-"
     assert set(slowest) <= set(listed)
+
+
+def test_plots_keep_titles_labels_legends_and_ticks_clear_of_each_other(takeback_sweep):
+    """Two variants side by side, as `report data/microsoft-32000.parquet TAKEBACK` draws
+    them: every text inside the image, no legend over a plot, no two labels over each
+    other, each variant its own colour, and every power of ten on a log axis."""
+    import matplotlib.pyplot
+    from matplotlib.text import Text
+
+    from fcanalyze import plots
+    from fcanalyze.table import table_path
+
+    built = report.Report.build([table_path(), takeback_sweep])
+    drawn = plots.figures(built)
+    assert list(drawn) == ["solvable_share.png", "moves.png", "nodes.png", "nodes_ecdf.png", "min_cells.png",
+                           "takeback.png"]  # fmt: skip
+    for name, fig in drawn.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        whole = fig.bbox
+        texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        # A tick's label outside the axis's range is kept but never drawn.
+        hidden = set()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                low, high = sorted(axis.get_view_interval())
+                for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                    if not low <= tick.get_loc() <= high:
+                        hidden.update((id(tick.label1), id(tick.label2)))
+        for text in (t for t in texts if id(t) not in hidden):
+            box = text.get_window_extent(renderer)
+            assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1, (name, text.get_text())
+            assert whole.y0 - 1 <= box.y0 and box.y1 <= whole.y1 + 1, (name, text.get_text())
+        legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+        for legend in legends:
+            for ax in fig.axes:
+                assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer)), name
+        for ax in fig.axes:
+            labels = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]
+            for i, a in enumerate(labels):
+                assert not any(a.overlaps(b) for b in labels[i + 1 :]), (name, ax.texts[i].get_text())
+        matplotlib.pyplot.close(fig)
+    # The variants apart by colour, in every panel of nodes.png.
+    nodes = plots.nodes(built)
+    for ax in nodes.axes:
+        assert len({tuple(patch.get_facecolor()) for patch in ax.patches}) == 2
+    # 982 with 2 cells took 3.04 billion positions: 10^9 is labelled.
+    lost = nodes.axes[1]
+    low, high = lost.get_ylim()
+    assert 1e9 in [t for t in lost.get_yticks() if low <= t <= high]
+    matplotlib.pyplot.close(nodes)
+    # Solutions off the clipped axis are counted under it, not over the boxes.
+    moves = plots.moves(built)
+    assert "off the plot; the longest is 259" in moves.axes[0].get_xlabel() and not moves.axes[0].texts
+    matplotlib.pyplot.close(moves)
+
+
+def test_report_tables_keep_their_types_and_the_dataset_reads_as_integers(dataset, tmp_path):
+    """A count stays a number in every table report --out writes (min_cells_distribution
+    held its counts as text: deals_exact.sum() was the string '023920'), and the dataset
+    read into pandas keeps its whole numbers whole, nulls and all."""
+    out = tmp_path / "rep"
+    assert run_fcanalyze("report", dataset, "--out", out).returncode == 0
+    distribution = pq.read_table(out / "min_cells_distribution.parquet")
+    assert [str(t) for t in distribution.schema.types] == ["large_string", "int64", "int64", "int64"]
+    frame = pd.read_parquet(out / "min_cells_distribution.parquet")
+    assert frame["deals_exact"].sum() + frame["deals_upper_bound"].sum() == len(DEALS)
+    for file in out.glob("*.parquet"):
+        table = pq.read_table(file)
+        for name, kind in zip(table.column_names, table.schema.types):
+            if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+                values = [v for v in table[name].to_pylist() if v is not None]
+                assert not values or not all(v.lstrip("-").isdigit() for v in values), (file.name, name)
+                assert "None" not in values and "<NA>" not in values, (file.name, name)
+    # The library's reader and the documented pandas call give nullable integers.
+    from fcanalyze.store import read_frame
+
+    for rows in (read_frame(dataset), pd.read_parquet(dataset, dtype_backend="numpy_nullable")):
+        assert str(rows["moves"].dtype) == "Int32" and str(rows["implied_by"].dtype) == "Int8"
+        assert str(rows["nodes"].dtype) == "Int64" and rows["moves"].isna().any()
+        won = rows[rows["status"] == "solved"]
+        assert won["moves"].notna().all() and int(won["moves"].max()) == won["moves"].max()
+
+
+def test_report_picks_cell_counts_and_deals_as_sweep_names_them(dataset, run_cli, tmp_path):
+    picked = run_cli("report", dataset, "--cells", "4,2", "--deals", "1-10,55", "--out", tmp_path / "rep")
+    assert picked.exit_code == 0, picked.output
+    summary = pd.read_csv(tmp_path / "rep" / "summary.csv")
+    assert list(summary["cells"]) == [4, 2] and list(summary["jobs"]) == [11, 11]
+    fewest = pd.read_csv(tmp_path / "rep" / "min_cells.csv")
+    assert sorted(fewest["deal"]) == [*range(1, 11), 55]
+    for args, message in [
+        (["--cells", "9"], "cell count 9 is out of range"),
+        (["--cells", "x"], "bad cell count 'x'"),
+        (["--deals", "5-1"], "bad deal range '5-1': it runs backwards"),
+        (["--deals", "61-70"], "no rows of the dataset have the cell counts and deals asked for"),
+    ]:
+        refused = run_cli("report", dataset, *args)
+        assert refused.exit_code == 2, refused.output
+        assert refused.stderr.startswith("Error: ") and message in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1 and refused.stdout == ""
+
+
+def test_undecided_jobs_are_in_report_md_and_point_to_the_shipped_table(tmp_path):
+    """982 with 2 cells needs a proof of 3.1 billion positions: a retry with a sweep's
+    budgets does not finish it, and the shipped table has it lost. Deal 32,001 is past
+    the table: only a bigger budget can help it."""
+    out = sweep("982,32001", cells=2, out=tmp_path / "ds", workers=1, max_nodes=1000)
+    done = run_fcanalyze("report", out, "--out", tmp_path / "rep")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "The shipped table settles 1 of them (0 won, 1 lost" in text
+    assert "see each with 'fcanalyze lookup 982'" in text
+    assert "The other 1 may be decided with more of the budget that ran out" in text
+    jobs = pd.read_csv(tmp_path / "rep" / "undecided.csv").set_index("deal")
+    assert jobs.loc[982, "table_status"] == "unsolvable" and pd.isna(jobs.loc[32001, "table_status"])
+    assert (jobs["limit"] == "nodes").all()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    section = md.split("## Undecided jobs", 1)[1]
+    assert "fcanalyze lookup 982" in section and "| freecell | 2 | 982 | unknown | nodes |" in section
+    assert "| freecell | 2 | 32,001 | unknown | nodes |" in section
+
+
+def test_the_guide_names_every_column_of_every_table_a_report_writes(dataset):
+    from pathlib import Path
+
+    guide = (Path(__file__).parents[1] / "docs" / "guide.md").read_text()
+    reported = report.Report.build(dataset)
+    for name, frame in reported.tables().items():
+        assert f"`{name}.csv`" in guide, name
+        section = guide.split(f"`{name}.csv`", 1)[1].split("\n\n", 1)[0]
+        for column in frame.columns:
+            assert f"`{column}`" in section, (name, column)

@@ -62,10 +62,21 @@ def test_a_report_by_shard_is_the_whole_report(sharded):
     whole = Report.build(table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
                                                                   pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
     parts = build_by_shard(path, 10, 160_000)
-    exact = [c for c in whole.summary.columns if not c.startswith("nodes_") or c == "nodes_max"]
-    pd.testing.assert_frame_equal(parts.summary[exact], whole.summary[exact], check_dtype=False)
-    for column in ("nodes_median", "nodes_p90"):
-        np.testing.assert_allclose(parts.summary[column], whole.summary[column], rtol=0.005)
+    pd.testing.assert_frame_equal(parts.summary, whole.summary, check_dtype=False)
+    # Effort per outcome: counts and maxima exact, quantiles of nodes to three figures.
+    approximate = ["nodes_median", "nodes_p90"]
+    exact = [c for c in whole.effort.columns if c not in approximate]
+    assert set(whole.effort["outcome"]) == {"solved", "unsolvable", "undecided"}
+    pd.testing.assert_frame_equal(parts.effort[exact], whole.effort[exact], check_dtype=False)
+    for column in approximate:
+        np.testing.assert_allclose(parts.effort[column], whole.effort[column], rtol=0.005)
+    # The same deal with fewer cells: counts and shares exact, ratios to three figures.
+    approximate = ["nodes_ratio_median", "nodes_ratio_p90", "moves_ratio_median"]
+    exact = [c for c in whole.paired.columns if c not in approximate]
+    assert len(whole.paired) >= 8  # won at both and won then lost, at each of 4 steps
+    pd.testing.assert_frame_equal(parts.paired[exact], whole.paired[exact], check_dtype=False)
+    for column in approximate:
+        np.testing.assert_allclose(parts.paired[column], whole.paired[column], rtol=0.005)
     pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
     pd.testing.assert_frame_equal(
         parts.lost.sort_values(["won_with", "deal"], ignore_index=True),
@@ -122,3 +133,18 @@ def test_steps_between_cell_counts_are_the_datasets_not_a_shards(sharded):
     )  # fmt: skip
     assert parts.problems() == whole.problems() == []
     parts.terminal()
+
+
+def test_a_report_by_shard_picks_cells_and_deals_as_the_whole_does(sharded):
+    path, table = sharded
+    frame = table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
+                                                    pa.int64(): pd.Int64Dtype()}.get(t))  # fmt: skip
+    picked = {"cells": [4, 2, 1], "deals": [(1, 9_000), (20_000, 20_000)]}
+    whole = Report.build(frame, **picked)
+    parts = build_by_shard(path, 10, 160_000, **picked)
+    assert list(parts.summary["cells"]) == [4, 2, 1] and list(parts.summary["jobs"]) == [9_001] * 3
+    pd.testing.assert_frame_equal(parts.summary, whole.summary, check_dtype=False)
+    pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
+    assert list(zip(parts.transitions["from_cells"], parts.transitions["to_cells"])) == [(4, 2), (2, 1)]
+    exact = ["variant", "from_cells", "to_cells", "from_status", "to_status", "deals", "harder_share"]
+    pd.testing.assert_frame_equal(parts.paired[exact], whole.paired[exact], check_dtype=False)

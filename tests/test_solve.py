@@ -459,3 +459,29 @@ def test_max_memory_bounds_the_whole_process_as_the_os_counts_it(budget):
 def test_a_memory_budget_the_process_already_exceeds_is_refused(run_cli):
     result = run_cli("solve", "1", "--max-memory", "2M")
     assert result.exit_code == 2 and "leaves the search nothing: the process already holds" in result.output
+
+
+def test_solve_json_stays_strict_json_when_a_time_is_not_a_number(run_cli, monkeypatch):
+    """A kept proof's checkpoint once gave NaN for its earlier runs' time: --json must
+    still print JSON (null there), not Python's bare NaN, which JSON parsers refuse."""
+    import dataclasses
+
+    import fcanalyze.cli
+
+    real = fcanalyze.cli.solve_job
+
+    def odd_times(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), seconds=float("inf"), resumed_seconds=float("nan"))
+
+    monkeypatch.setattr(fcanalyze.cli, "solve_job", odd_times)
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    result = run_cli("solve", "617", "--json")
+    assert result.exit_code == 0
+    printed = json.loads(result.stdout, parse_constant=refuse)
+    assert printed["status"] == "solved" and printed["seconds"] is None and printed["resumed_seconds"] is None
+    assert printed["moves"] == len(printed["solution"])
+    text = run_cli("solve", "617")
+    assert "its earlier runs took a time its checkpoint does not say" in text.stdout

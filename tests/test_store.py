@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime, timezone
+from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
+from fcanalyze.errors import FcanalyzeError, FcanalyzeWarning
 from fcanalyze.store import COLUMNS, PART_REWRITES, Dataset, Row, part_files, read_dataset
 
 
@@ -103,3 +109,63 @@ def test_arrow_columns_are_what_pa_array_makes_of_the_same_values():
     # Enough rows that the bitmaps run over several bytes.
     many = tuple(None if i % 3 == 0 else i % 2 == 0 for i in range(1000))
     assert arrow_column(many, pa.bool_()).to_pylist() == list(many)
+
+
+@pytest.fixture
+def copied(tmp_path):
+    """A real sweep of deals 1..6 with 4 cells (5 and 6 unknown at 100 positions), its
+    part file copied under a second name, as a user's `cp` would."""
+    from fcanalyze.sweep import sweep
+
+    path = Path(sweep("1-6", cells=4, out=tmp_path / "ds", workers=1, max_nodes=100))
+    (part,) = part_files(path)
+    shutil.copy(part, path / "part-copy.parquet")
+    return path
+
+
+def test_a_part_file_copied_under_a_second_name_counts_each_job_once(copied):
+    with pytest.warns(FcanalyzeWarning, match=r"6 job\(s\) are held twice with identical rows"):
+        table = read_dataset(copied)
+    assert sorted(table["deal"].to_pylist()) == [1, 2, 3, 4, 5, 6]
+    with pytest.warns(FcanalyzeWarning):
+        assert read_dataset(copied, ["deal", "status"]).column_names == ["deal", "status"]
+
+
+def test_a_job_held_twice_with_different_rows_is_refused(copied):
+    # Edited with pyarrow, which makes the column nullable: the parts still read together.
+    copy = copied / "part-copy.parquet"
+    table = pq.read_table(copy)
+    status = ["solved" if d == 5 else s for d, s in zip(table["deal"].to_pylist(), table["status"].to_pylist())]
+    pq.write_table(table.set_column(table.column_names.index("status"), "status", pa.array(status)), copy)
+    for read in (read_dataset, Dataset.open):
+        with pytest.raises(FcanalyzeError) as e:
+            read(copied)
+        message = str(e.value)
+        assert "the job freecell deal 5 with 4 cells is in part-" in message and "part-copy.parquet" in message
+        assert "with different rows (unknown, solved)" in message and "\n" not in message
+
+
+def test_a_retry_replaces_every_copy_of_a_row(copied):
+    from fcanalyze.sweep import sweep
+
+    with pytest.warns(FcanalyzeWarning, match=r"6 job\(s\) are held twice"):
+        sweep("1-6", cells=4, out=copied, workers=1, retry_unknown=True)
+    # Deals 5 and 6 were run again: their new rows are in one file, their old ones in
+    # neither (had one copy been left, the dataset would hold two answers, and be refused).
+    with pytest.warns(FcanalyzeWarning, match=r"4 job\(s\) are held twice"):
+        table = read_dataset(copied)
+    assert sorted(zip(table["deal"].to_pylist(), table["status"].to_pylist())) == [(d, "solved") for d in range(1, 7)]
+
+
+def test_a_status_that_is_not_a_verdict_is_refused_with_its_file_and_value(copied):
+    copy = copied / "part-copy.parquet"
+    copy.unlink()
+    (part,) = part_files(copied)
+    # Edited as a pandas user would.
+    frame = pd.read_parquet(part)
+    frame.loc[frame["deal"] == 5, "status"] = "done"
+    frame.to_parquet(part)
+    for read in (read_dataset, Dataset.open):
+        with pytest.raises(FcanalyzeError, match=r"holds a row whose status is 'done', which is not a verdict") as e:
+            read(copied)
+        assert str(part) in str(e.value)

@@ -480,3 +480,15 @@ def test_max_memory_bounds_each_sweep_worker_as_the_os_counts_it(tmp_path):
     )
     assert "1 job without a verdict" in out
     assert peak <= 200 << 20, f"{peak / 2**20:.0f} MiB"
+
+
+def test_the_library_sweeps_the_same_cell_counts_as_the_command_line_by_default(tmp_path, run_cli):
+    """`fcanalyze sweep` runs 4, 2 and 1 cells unless told; so does sweep() from Python."""
+    from fcanalyze.sweep import sweep
+
+    path = sweep("1-3", out=tmp_path / "lib", workers=1)
+    assert run_cli("sweep", "--deals", "1-3", "--out", tmp_path / "cli", "--workers", "1").exit_code == 0
+    for where in (path, tmp_path / "cli"):
+        assert sorted({(r["deal"], r["cells"]) for r in read_dataset(where, ["deal", "cells"]).to_pylist()}) == [
+            (d, k) for d in (1, 2, 3) for k in (1, 2, 4)
+        ]

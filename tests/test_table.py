@@ -244,3 +244,58 @@ def test_a_patch_replaces_only_undecided_rows_and_only_with_decided_ones(table):
     assert got[(1, 1)] == by_key[(1, 1)]
     assert got[(3, 1)]["status"] == "unknown"
     assert after.schema == before.schema
+
+
+def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
+    shown = run_cli("lookup", "1-3,617,11982")
+    assert shown.exit_code == 0, shown.output
+    header, *lines = shown.stdout.splitlines()
+    assert header.split() == [
+        "deal",
+        "4",
+        "cells",
+        "3",
+        "cells",
+        "2",
+        "cells",
+        "1",
+        "cell",
+        "0",
+        "cells",
+        "fewest",
+        "cells",
+    ]
+    assert [int(line.split()[0]) for line in lines] == [1, 2, 3, 617, 11982]
+    for line in lines:
+        deal = int(line.split()[0])
+        facts = lookup(deal)
+        words = line.split()[1:]
+        for k in (4, 3, 2, 1, 0):
+            v = facts.verdicts[k]
+            expected = ["won", str(v.moves)] if v.status == "solved" else ["lost"]
+            assert words[: len(expected)] == expected, (deal, k)
+            words = words[len(expected) :]
+        fewest = " ".join(words)
+        if facts.min_cells is None:
+            assert fewest == "none (lost with 4)"
+        else:
+            assert fewest == (str(facts.min_cells) if facts.min_cells_exact else f"at most {facts.min_cells}")
+    as_json = [json.loads(line) for line in run_cli("lookup", "1,5,617", "--json").stdout.splitlines()]
+    assert as_json == [lookup(d).to_json() for d in (1, 5, 617)]
+    takeback = run_cli("lookup", "89-90", "--takeback").stdout.splitlines()
+    assert takeback[0].split()[1:7] == ["4", "cells", "2", "cells", "1", "cell"]
+    assert takeback[2].split()[:4] == ["90", "won", str(lookup(90, variant=TAKEBACK).verdicts[4].moves), "won"]
+
+
+def test_lookup_of_a_list_says_which_deals_the_table_lacks(run_cli):
+    past = run_cli("lookup", "31999-32002")
+    assert past.exit_code == 1
+    assert [line.split()[0] for line in past.stdout.splitlines()[1:]] == ["31999", "32000"]
+    assert past.stderr.startswith("2 deal(s) of the list are past 32,000")
+    for args, message in [
+        (["5-1"], "bad deal range '5-1': it runs backwards"),
+        (["1,2", "--solution", "4"], "--solution prints one deal's solution; give one deal number"),
+    ]:
+        refused = run_cli("lookup", *args)
+        assert refused.exit_code == 2 and refused.stderr.startswith("Error: ") and message in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1

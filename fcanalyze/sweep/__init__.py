@@ -43,14 +43,15 @@ __all__ = [
 
 def sweep(
     deals: list[int] | range | str,
-    cells: list[int] | int | str | None = 4,
+    cells: list[int] | int | str | None = None,
     out: str | os.PathLike = "fcanalyze-results",
     **options,
 ) -> Path | str:
     """Decides every (deal, cells) job into the dataset at `out`; returns its path.
 
-    `cells` None takes the CLI's default: 4, 2 and 1, or for a variant that deals
-    cards into the cells (seahaven, eight-off) its own count down to the dealt cards.
+    `cells` None (the default, as on the command line) runs 4, 2 and 1 cells, or for
+    a variant that deals cards into the cells (seahaven, eight-off) its own count down
+    to the dealt cards.
 
     Jobs already in the dataset are skipped (with `retry_unknown=True`, `unknown`
     and `error` rows are run again and replaced). With `scheduler` (like
@@ -64,7 +65,7 @@ def sweep(
 
 def run_sweep(
     deals: list[int] | range | str,
-    cells: list[int] | int | str | None = 4,
+    cells: list[int] | int | str | None = None,
     out: str | os.PathLike = "fcanalyze-results",
     **options,
 ) -> SweepSummary:

@@ -24,7 +24,7 @@ from ..inputs import quote
 from ..jobs import JobSpace
 from ..solutions import with_solution_kept
 from ..status import ERROR, UNKNOWN, UNSOLVABLE
-from ..store import Row, lock_directory, part_files, rows_to_table
+from ..store import Row, checked_part, lock_directory, part_files, rows_to_table
 from ..variant import Variant
 from .plan import LOCAL, SweepSummary, catch_stop_signals
 from .progress import Progress, Tally, expected_cost
@@ -235,7 +235,8 @@ def run_chunk(
     inside = (lambda deal: True) if within is None else (lambda deal: any(a <= deal <= b for a, b in within))
     kept: dict[int, Row] = {}
     if retry:
-        for old in store.read(chunk).to_pylist():
+        # Checked as every read of a part is: a status that is no verdict fails the task.
+        for old in checked_part(store.read(chunk), chunk.path(store.root)).to_pylist():
             if old["status"] not in (UNKNOWN, ERROR) or not inside(old["deal"]):
                 kept[old["deal"]] = Row(**old)
         if len(kept) == len(chunk):

@@ -19,7 +19,7 @@ from ..chunks import SHARD_PREFIX
 from ..errors import FcanalyzeError, VariantError
 from ..inputs import quote, whole_number
 from ..jobs import DealSpans, JobSpace, Key
-from ..outputs import percent
+from ..outputs import check_output_path, percent
 from ..solutions import SOLUTIONS, with_solution_kept
 from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from ..store import Dataset, Row
@@ -143,7 +143,7 @@ class Backend(Protocol):
 
 def plan_sweep(
     deals: list[int] | range | str,
-    cells: list[int] | int | str | None = 4,
+    cells: list[int] | int | str | None = None,
     out: str | os.PathLike = "fcanalyze-results",
     *,
     variant: str = "freecell",
@@ -171,6 +171,7 @@ def plan_sweep(
     (budgets.Budgets)."""
     from ..deals import parse_deal_spans
 
+    check_output_path(out)
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
     if not len(deal_spans):
         raise FcanalyzeError("no deals to sweep")
