@@ -223,7 +223,8 @@ def test_solve_cli(run_cli):
     size = int(budget.removesuffix("K")) * 1024
     assert cramped.exit_code == 3 and "UNKNOWN (limit: memory)" in cramped.stdout
     assert f"the memory budget ({size / 2**20:,.0f} MiB) ran out after storing" in cramped.stdout
-    twice = f"--max-memory {round(2 * size / 2**20)}M, or prove it on disk with --spill-dir DIR\n"
+    doubled = f"{round(2 * size / 2**30)}G" if size >= 2**29 else f"{round(2 * size / 2**20)}M"
+    twice = f"--max-memory {doubled}, or prove it on disk with --spill-dir DIR\n"
     assert f"may decide it: {twice}" in cramped.stdout
     board = run_cli("solve", "--board", DATA / "ms617.board", "--cells", "3")
     assert board.exit_code == 1 and "UNSOLVABLE" in board.stdout
