@@ -53,6 +53,7 @@ _EXPORTS = {
     "VariantError": "errors",
     "SolveResult": "solving",
     "solve": "solving",
+    "shortest_line": "solving",
     "FREECELL": "variant",
     "Variant": "variant",
     "__version__": "_engine",
@@ -75,6 +76,7 @@ __all__ = [
     "microsoft_deal",
     "parse_board",
     "parse_card",
+    "shortest_line",
     "solve",
 ]
 
@@ -109,5 +111,5 @@ if TYPE_CHECKING:
     from .cards import card_text, parse_card
     from .deals import LAST_DEAL, microsoft_deal
     from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
-    from .solving import SolveResult, solve
+    from .solving import SolveResult, shortest_line, solve
     from .variant import FREECELL, Variant

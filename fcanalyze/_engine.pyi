@@ -2,7 +2,18 @@
 
 from typing import Literal, TypedDict, final
 
-__all__ = ["DEFAULT_MAX_MEMORY", "Variant", "__version__", "drop_kept_proof", "generate_moves", "solve"]
+__all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "Budgets",
+    "Variant",
+    "__version__",
+    "drop_kept_proof",
+    "generate_moves",
+    "lower_bounds",
+    "shorter_line",
+    "shortest_line",
+    "solve",
+]
 
 class _Outcome(TypedDict):
     """What `solve` returns (a plain dict at run time)."""
@@ -19,6 +30,13 @@ class _Outcome(TypedDict):
     resumed_seconds: float
     kept: bool
     note: str | None
+    shortest: _Shortest | None
+
+class _Shortest(TypedDict):
+    """What the search for the shortest line did (a plain dict at run time)."""
+
+    proved: bool
+    limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -56,25 +74,84 @@ def drop_kept_proof(
     """Removes the layered proof of this position kept in spill_dir, if there is one
     (nothing else there), and says whether there was: for a job settled without it."""
 
+@final
+class Budgets:
+    """What a job may spend, and where a proof may spill (fcanalyze.solving builds one
+    from a fcanalyze.Budgets). With spill_dir, a proof that outgrows max_memory goes on
+    as a layered proof with its files there, at most max_disk bytes of them, and stops
+    (limit "disk") when the free space on spill_dir's filesystem falls below keep_free
+    bytes; with layered too, the layered proof starts at once. ValueError for a zero
+    or NaN budget, or layered without spill_dir."""
+
+    def __new__(
+        cls,
+        *,
+        max_nodes: int | None = None,
+        max_seconds: float | None = None,
+        max_memory: int | None = None,
+        spill_dir: str | None = None,
+        max_disk: int | None = None,
+        keep_free: int | None = None,
+        layered: bool = False,
+    ) -> Budgets: ...
+
 def solve(
     columns: list[list[int]],
     cells: list[int | None],
     home: list[int],
     variant: Variant,
+    budgets: Budgets,
     *,
-    max_nodes: int | None = None,
-    max_seconds: float | None = None,
-    max_memory: int | None = None,
-    spill_dir: str | None = None,
-    max_disk: int | None = None,
-    keep_free: int | None = None,
-    layered: bool = False,
+    shortest: bool = False,
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,
-    peak_memory, peak_disk, seconds, resumed_seconds, kept and note; see fcanalyze.solve for
-    their meaning. With spill_dir, a proof that outgrows max_memory goes on as a layered
-    proof with its files there, at most max_disk bytes of them, and stops (limit "disk")
-    when the free space on spill_dir's filesystem falls below keep_free bytes; with layered too, the
-    layered proof starts at once (ValueError without spill_dir). A layered proof that a
-    budget stops is kept in spill_dir, and the next call for the job goes on from it."""
+    peak_memory, peak_disk, seconds, resumed_seconds, kept, note and shortest; see
+    fcanalyze.solve for their meaning. A layered proof that a budget stops is kept in
+    spill_dir, and the next call for the job goes on from it. With shortest, a won
+    job's line is the shortest the search finds."""
+
+def shorter_line(
+    columns: list[list[int]],
+    cells: list[int | None],
+    home: list[int],
+    variant: Variant,
+    line: list[str],
+    widths: list[int],
+    guide: list[int],
+    proof_nodes: int = 0,
+) -> tuple[str | None, bool, int]:
+    """For tuning the shortest line's search (scripts/tune_shortest.py): a line shorter
+    than `line` from beams of the widths given, weighed by `guide` (the twelve weights of
+    engine/src/search/shortest/beam.rs's Guide, in order), then a branch and bound of at
+    most `proof_nodes` positions. Returns the line (None if none is shorter), whether
+    none is shorter than the best, and the positions expanded."""
+
+def lower_bounds(
+    columns: list[list[int]], cells: list[int | None], home: list[int], variant: Variant
+) -> tuple[int, int]:
+    """The shortest line's two lower bounds of a position after its safe foundation moves:
+    blocked runs alone, and with deadlocked pairs."""
+
+class _ShortestLine(TypedDict):
+    """What `shortest_line` returns (a plain dict at run time)."""
+
+    line: str
+    proved: bool
+    limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
+    nodes: int
+    seconds: float
+
+def shortest_line(
+    columns: list[list[int]],
+    cells: list[int | None],
+    home: list[int],
+    variant: Variant,
+    line: list[str],
+    budgets: Budgets,
+) -> _ShortestLine:
+    """The shortest line the search finds (the effort `solve` spends with shortest), begun
+    from `line`, a winning line from the position in standard notation, within `budgets`:
+    the line (`line` itself if none is shorter), whether it is proved shortest, the
+    budget that stopped the search early, nodes and seconds. ValueError for a line that
+    is not legal from the position."""

@@ -194,7 +194,9 @@ class Budgets:
     proof ends `unknown`. With
     `layered`, the layered proof starts at once, skipping the searches in memory: for
     jobs known to be too big for memory, which it can only prove lost. With
-    `whole_process`, `max_memory` bounds the process, not only the search."""
+    `shortest`, a won job's line is the shortest the search finds within these
+    budgets. With `whole_process`, `max_memory` bounds the process, not only the
+    search."""
 
     max_nodes: int | None = None
     max_seconds: float | None = None
@@ -203,6 +205,9 @@ class Budgets:
     max_disk: int | None = None
     layered: bool = False
     keep_free: int | None = None
+    # Once a job is won, search for its shortest line (fewest moves not to a foundation)
+    # within what is left of these budgets (docs/correctness.md, "The shortest line").
+    shortest: bool = False
     # Whether max_memory bounds the whole process's peak resident memory (the command
     # line's --max-memory, and every sweep's workers, whose processes are fcanalyze's
     # own), or the search's own structures alone (the library's default: the caller's
@@ -249,4 +254,6 @@ def _budgets_text(budgets: Budgets) -> str:
         text += f",max_disk={show(budgets.max_disk)},keep_free={show(budgets.keep_free)},spill_dir={budgets.spill_dir}"
     if budgets.layered:
         text += ",layered=yes"
+    if budgets.shortest:
+        text += ",shortest=yes"
     return text

@@ -353,6 +353,17 @@ def _budget_options(f):
     return f
 
 
+def _shortest_option(f):
+    """--shortest: once won, the shortest line the search can find."""
+    return click.option(
+        "--shortest",
+        is_flag=True,
+        help="Once a deal is won, search for its shortest line: the fewest moves that do not go to a "
+        "foundation (a sequence move counts as one), within what is left of the budgets; it is proved "
+        "shortest where the search can prove it. Takes some 0.1 s more a won 4-cell job.",
+    )(f)
+
+
 def _spill_options(f):
     """--spill-dir, --max-disk and --layered: proofs bigger than memory, on disk."""
     f = click.option(
@@ -391,6 +402,7 @@ def _spill_options(f):
 @_variant_options
 @_budget_options
 @_spill_options
+@_shortest_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
     "--solution-out",
@@ -410,6 +422,7 @@ def solve(
     spill_dir,
     max_disk,
     layered,
+    shortest,
     as_json,
     solution_out,
 ):
@@ -454,6 +467,7 @@ def solve(
             spill_dir=spill_dir,
             max_disk=max_disk,
             layered=layered,
+            shortest=shortest,
             whole_process=True,
         )
     except KeyboardInterrupt:
@@ -483,9 +497,12 @@ def solve(
         click.echo(f"{what} ({rules.describe()}): {verdict}")
         if result.status == SOLVED:
             click.echo(
-                f"moves: {result.moves} ({result.card_moves} card moves, sequence moves played card by card), "
+                f"moves: {result.moves}, {result.non_foundation_moves} of them not to a foundation "
+                f"({result.card_moves} card moves with sequence moves played card by card), "
                 f"score {result.score}, verified by the referee"
             )
+            if result.shortest_proved is not None:
+                click.echo(_shortest_says(result))
             click.echo("solution: " + " ".join(result.solution))
             if solution_out is not None:
                 click.echo(f"solution written to {solution_out}")
@@ -514,6 +531,19 @@ def solve(
                 "command with the same --spill-dir goes on from where it stopped"
             )
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
+
+
+def _shortest_says(result) -> str:
+    """What the search for the shortest line says of the line shown."""
+    moves = f"{result.non_foundation_moves} moves not to a foundation"
+    if result.shortest_proved:
+        return f"shortest: proved, no line wins in fewer than {moves}"
+    if result.shortest_limit is not None:
+        return (
+            f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}); "
+            "not proved shortest"
+        )
+    return f"shortest: the shortest line found ({moves}); not proved shortest"
 
 
 def _size(n: int) -> str:
@@ -630,11 +660,15 @@ def lookup(number, solution_cells, as_json, takeback):
         return
     rules = "FreeCell with take-back" if takeback else "classic FreeCell"
     click.echo(f"deal {n}, {rules}, from the shipped table ({TABLE_NAMES[variant]}):")
-    click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'card moves':>10}  {'score':>5}  how")
+    click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'no home':>8}  {'card moves':>10}  {'score':>5}  how")
     for k in sorted(facts.verdicts, reverse=True):
         v = facts.verdicts[k]
         if v.implied_by is not None:
             how = f"implied: unsolvable with {v.implied_by} cell{'s' if v.implied_by != 1 else ''}"
+        elif v.status == SOLVED and v.shortest_proved:
+            how = "shortest line, proved: none has fewer moves not to a foundation"
+        elif v.status == SOLVED and v.shortest_proved is not None:
+            how = "the shortest line the search found, not proved shortest"
         elif v.status == SOLVED:
             how = f"solution replayed by the referee ({v.nodes:,} positions expanded)"
         elif v.status == UNSOLVABLE:
@@ -643,9 +677,10 @@ def lookup(number, solution_cells, as_json, takeback):
             retry = f"fcanalyze solve {n} --cells {k}" + (f" --variant {TAKEBACK}" if takeback else "")
             how = f"undecided: the {v.limit or 'search'} budget ran out ({retry} --max-seconds 600)"
         moves = "-" if v.moves is None else str(v.moves)
+        off_home = "-" if v.non_foundation_moves is None else str(v.non_foundation_moves)
         card_moves = "-" if v.card_moves is None else str(v.card_moves)
         score = "-" if v.score is None else str(v.score)
-        click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {card_moves:>10}  {score:>5}  {how}")
+        click.echo(f"{k:>5}  {v.status:<10}  {moves:>5}  {off_home:>8}  {card_moves:>10}  {score:>5}  {how}")
     least = facts.min_cells
     if least is None:
         undecided = [k for k, v in facts.verdicts.items() if v.status not in (SOLVED, UNSOLVABLE)]
@@ -682,7 +717,12 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
         cells = []
         for k in counts:
             v = facts.verdicts.get(k)
-            word = "-" if v is None else {SOLVED: f"won {v.moves}", UNSOLVABLE: "lost"}.get(v.status, v.status)
+            if v is None:
+                word = "-"
+            else:
+                won = f"won {v.moves if v.non_foundation_moves is None else v.non_foundation_moves}"
+                won += "*" if v.shortest_proved else ""
+                word = {SOLVED: won, UNSOLVABLE: "lost"}.get(v.status, v.status)
             cells.append(f"{word:<9}")
         least = facts.min_cells
         undecided = any(v.status not in (SOLVED, UNSOLVABLE) for v in facts.verdicts.values())
@@ -693,6 +733,8 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
         else:
             fewest = f"at most {least}"
         click.echo(f"{facts.deal:>6}  " + "  ".join(cells) + f"  {fewest}")
+    if not as_json and found:
+        click.echo("won N: N moves not to a foundation (a sequence move counts as one); *: proved shortest")
     past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)
     if past:
         flag = f" --variant {TAKEBACK}" if variant == TAKEBACK else ""
@@ -764,6 +806,7 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     "like 2G. Default: 8G, or less so that all workers fit in 80% of this machine's memory.",
 )
 @_spill_options
+@_shortest_option
 @click.option(
     "--retry-unknown",
     is_flag=True,
@@ -815,6 +858,7 @@ def sweep(
     spill_dir,
     max_disk,
     layered,
+    shortest,
     retry_unknown,
     escalate,
     scheduler,
@@ -872,6 +916,8 @@ def sweep(
                 retry += [flag, str(value)]
         if layered:
             retry += ["--layered"]
+        if shortest:
+            retry += ["--shortest"]
         retry += ["--retry-unknown", "--max-seconds", f"{retry_seconds(seconds):g}"]
         click.echo(
             f"{_count(unknown, 'job')} without a verdict (a budget ran out, or an error); "
@@ -964,6 +1010,7 @@ def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
         spill_dir=options["spill_dir"],
         max_disk=options["max_disk"],
         layered=options["layered"],
+        shortest=options["shortest"],
         retry_unknown=retry_unknown,
         progress=None if options["no_progress"] else ProgressBar(),
         scheduler=options["scheduler"],

@@ -191,6 +191,30 @@ def moves(report, clip: float = 0.995) -> Figure:
     return fig
 
 
+def shortest(report) -> Figure:
+    """Boxes: the won deals' lines in moves not to a foundation, per cell count, with
+    how many of them are proved shortest under each box."""
+    data = report.data[(report.data["status"] == SOLVED)]
+    if "non_foundation_moves" in data:
+        data = data[data["non_foundation_moves"].notna()]
+    variants = _variants(report)
+    cells = sorted(int(k) for k in data["cells"].unique())
+    fig, ax = _figure()
+    _boxes(ax, data, "non_foundation_moves", variants, cells, log=False)
+    table = report.shortest
+    proved = [
+        f"{k}\n{int(table[table['cells'] == k]['proved'].sum()):,} proved" if "proved" in table else str(k)
+        for k in cells
+    ]
+    ax.set_xticks(cells, proved)
+    ax.set_xlabel("free cells (and lines proved shortest)")
+    ax.set_ylabel("moves not to a foundation")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Length of the won deals' lines, by free cells")
+    _variant_legend(fig, variants)
+    return fig
+
+
 def nodes(report) -> Figure:
     """Boxes of nodes searched per cell count, won deals and proofs of loss apart (a
     proof searches every position, a win stops at the first): rows settled without a
@@ -328,6 +352,7 @@ def figures(report) -> dict[str, Figure]:
     drawn = {
         "solvable_share.png": solvable_share(report),
         "moves.png": moves(report),
+        **({"shortest.png": shortest(report)} if report.has_shortest() else {}),
         "nodes.png": nodes(report),
         "nodes_ecdf.png": nodes_ecdf(report),
         "min_cells.png": min_cells(report),

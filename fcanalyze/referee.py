@@ -21,10 +21,11 @@ class Verdict:
     """The outcome of replaying a solution.
 
     `moves` counts the moves replayed legally (a sequence move counts as one);
-    `multi_card_moves` how many of them moved more than one card; `card_moves` the
-    single-card moves they stand for once sequence moves are expanded through the
-    free cells and empty columns. `score` is what the moves replayed earn under the
-    FreeCell Solitaire app's scoring (see `scoring.py`). When the replay fails,
+    `multi_card_moves` how many of them moved more than one card; `foundation_moves`
+    how many sent a card to a foundation; `card_moves` the single-card moves they
+    stand for once sequence moves are expanded through the free cells and empty
+    columns. `score` is what the moves replayed earn under the FreeCell Solitaire
+    app's scoring (see `scoring.py`). When the replay fails,
     `failed_move` is the 1-based number of the offending move, `token` its text and
     `reason` why.
     """
@@ -37,17 +38,25 @@ class Verdict:
     token: str | None = None
     reason: str | None = None
     score: int = 0
+    foundation_moves: int = 0
 
     @property
     def single_card_moves(self) -> int:
         return self.moves - self.multi_card_moves
 
+    @property
+    def non_foundation_moves(self) -> int:
+        """The moves that do not send a card to a foundation: the moves a player makes
+        where cards go home by themselves, and what a shortest line has fewest of."""
+        return self.moves - self.foundation_moves
+
     def summary(self) -> str:
         if self.won:
             return (
                 f"OK: wins in {self.moves} moves ({self.single_card_moves} of one card, "
-                f"{self.multi_card_moves} sequence moves); {self.card_moves} card moves "
-                f"with sequence moves played card by card; score {self.score}"
+                f"{self.multi_card_moves} sequence moves), {self.non_foundation_moves} of them not to a "
+                f"foundation; {self.card_moves} card moves with sequence moves played card by card; "
+                f"score {self.score}"
             )
         if self.failed_move is not None:
             return f"ILLEGAL: move {self.failed_move} ({quote(self.token)[1:-1]}): {self.reason}"
@@ -88,6 +97,7 @@ class _Tally(NamedTuple):
     card_moves: int
     out_of_cells: int
     taken_back: int
+    to_foundations: int
 
 
 def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _Tally:
@@ -111,7 +121,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
     single_moves_only = variant.sequence_moves is SequenceMoves.SINGLE
     expand = variant.sequence_moves is SequenceMoves.SUPERMOVE
     coded = _CODED.get
-    played = multi = card_moves = out_of_cells = taken_back = 0
+    played = multi = card_moves = out_of_cells = taken_back = to_foundations = 0
     for item in items:
         code = coded(item)
         if code is None:
@@ -142,6 +152,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
                 if home[suit] + 1 != RANK_OF[card]:
                     break
                 home[suit] += 1
+                to_foundations += 1
             elif dest_kind == _CELL:
                 if dest >= n_cells or cells[dest] is not None:
                     break
@@ -206,7 +217,7 @@ def _play_fast(board: Board, variant: Variant, items: Sequence[str | Move]) -> _
             del columns[source][-count:]
             multi += 1
         played += 1
-    return _Tally(played, multi, card_moves, out_of_cells, taken_back)
+    return _Tally(played, multi, card_moves, out_of_cells, taken_back, to_foundations)
 
 
 def _is_run(cards: list[int], goes_on: tuple[frozenset[int], ...]) -> bool:
@@ -244,7 +255,9 @@ def replay(
         tally = _play_fast(end, variant, items)
         if tally.played == len(items) and end.cards_home() == DECK_SIZE:
             points = score(DECK_SIZE - home_at_start + tally.taken_back, tally.out_of_cells)
-            return Verdict(True, tally.played, tally.multi, tally.card_moves, score=points)
+            return Verdict(
+                True, tally.played, tally.multi, tally.card_moves, score=points, foundation_moves=tally.to_foundations
+            )
     return _replay_carefully(board, variant, items, card_by_card, home_at_start)
 
 
@@ -259,7 +272,7 @@ def _replay_carefully(
     # taken back (which scores nothing, and earns its 10 again when it goes back home);
     # only the cards played out of the cells and off the foundations are counted move
     # by move.
-    multi = card_moves = out_of_cells = taken_back = 0
+    multi = card_moves = out_of_cells = taken_back = to_foundations = 0
     for number, item in enumerate(items, start=1):
         try:
             move = item if isinstance(item, Move) else parse_move(item)
@@ -267,6 +280,7 @@ def _replay_carefully(
             if count == 1:
                 position.carry_out(move, 1)
                 card_moves += 1
+                to_foundations += move.dest_kind == FOUNDATION
                 source_kind = move.source_kind
                 if source_kind == CELL:
                     out_of_cells += move.dest_kind == COLUMN
@@ -290,11 +304,21 @@ def _replay_carefully(
                 position.carry_out(move, count)
         except (NotationError, IllegalMove) as e:
             points = score(position.board.cards_home() - home_at_start + taken_back, out_of_cells)
-            return Verdict(False, number - 1, multi, card_moves, number, str(item), str(e), score=points)
+            return Verdict(
+                False,
+                number - 1,
+                multi,
+                card_moves,
+                number,
+                str(item),
+                str(e),
+                score=points,
+                foundation_moves=to_foundations,
+            )
     moves = len(items)
     points = score(position.board.cards_home() - home_at_start + taken_back, out_of_cells)
     if position.is_won():
-        return Verdict(True, moves, multi, card_moves, score=points)
+        return Verdict(True, moves, multi, card_moves, score=points, foundation_moves=to_foundations)
     left = 52 - position.board.cards_home()
     return Verdict(
         False,
@@ -302,6 +326,7 @@ def _replay_carefully(
         multi,
         card_moves,
         score=points,
+        foundation_moves=to_foundations,
         reason=(
             f"all {moves} moves are legal, but {left} card(s) are not home at the end"
             if moves

@@ -99,6 +99,11 @@ def summarize(data) -> pd.DataFrame:
         }
         for column, values in (
             ("moves", solved["moves"]),
+            # Datasets written before the count was kept have none.
+            (
+                "non_foundation_moves",
+                solved["non_foundation_moves"] if "non_foundation_moves" in solved else pd.Series(dtype="Int64"),
+            ),
             ("card_moves", solved["card_moves"]),
             # Datasets written before scores were kept have none.
             ("score", solved["score"] if "score" in solved else pd.Series(dtype="Int64")),
@@ -111,7 +116,122 @@ def summarize(data) -> pd.DataFrame:
         row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
         rows.append(row)
     out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
-    return out.astype({f"{c}_max": "Int64" for c in ("moves", "card_moves", "score")})
+    return out.astype({f"{c}_max": "Int64" for c in ("moves", "non_foundation_moves", "card_moves", "score")})
+
+
+SHORTEST_COLUMNS = ["variant", "cells", "won", "counted", "searched", "proved", "mean", "median", "p90", "max"]
+
+
+def shortest(data) -> pd.DataFrame:
+    """The length of the won deals' lines per (variant, cells), counted in moves not to a
+    foundation (docs/rules.md): `won` deals, `counted` those whose count is known,
+    `searched` those whose line came from a search for the shortest (--shortest),
+    `proved` those proved shortest; the mean, median, p90 and max count over the
+    counted ones. With every line searched, this is how long the deals are at each
+    cell count, not how long one search's lines happened to be."""
+    frame = load(data)
+    rows = []
+    for (variant, cells), group in frame[frame["status"] == SOLVED].groupby(["variant", "cells"], sort=True):
+        counts = group["non_foundation_moves"] if "non_foundation_moves" in group else pd.Series(dtype="Int64")
+        counted = counts.dropna().astype("float64")
+        proved = group["shortest_proved"] if "shortest_proved" in group else pd.Series(dtype="boolean")
+        rows.append(
+            {
+                "variant": variant,
+                "cells": int(cast(int, cells)),
+                "won": len(group),
+                "counted": len(counted),
+                "searched": int(proved.notna().sum()),
+                "proved": int((proved == True).sum()),  # noqa: E712 - a nullable column
+                "mean": float(counted.mean()) if len(counted) else float("nan"),
+                "median": _quantile(counted, 0.5),
+                "p90": _quantile(counted, 0.9),
+                "max": int(counted.max()) if len(counted) else None,
+            }
+        )
+    out = pd.DataFrame(rows, columns=SHORTEST_COLUMNS)
+    out = out.sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({"cells": "int64", "won": "int64", "counted": "int64", "searched": "int64", "proved": "int64",
+                       "max": "Int64"})  # fmt: skip
+
+
+SHORTEST_GROWTH_COLUMNS = ["variant", "from_cells", "to_cells", "deals", "mean_growth", "median_growth",
+                           "longer_share", "proved_both", "proved_mean_growth"]  # fmt: skip
+
+
+GROWTH_KEYS = ["variant", "from_cells", "to_cells"]
+
+
+def shortest_growth_values(data, counts: dict[str, list[int]] | None = None) -> pd.DataFrame:
+    """Per deal and step between consecutive cell counts run (4 to 3, 3 to 2, ...), for
+    the deals won at both with their counts known: `growth`, the moves not to a
+    foundation with fewer cells less those with more, and `proved_both`, whether both
+    lines are proved shortest (the growth is then the deal's own). `counts` (variant ->
+    cell counts) sets the steps, as for transitions()."""
+    frame = load(data)
+    columns = [*GROWTH_KEYS, "deal", "growth", "proved_both"]
+    if "non_foundation_moves" not in frame:
+        return pd.DataFrame(columns=columns)
+    won = frame[(frame["status"] == SOLVED) & frame["non_foundation_moves"].notna()]
+    if "shortest_proved" not in won:
+        won = won.assign(shortest_proved=pd.NA)
+    parts = []
+    for variant, group in frame.groupby("variant", sort=True):
+        steps = sorted(group["cells"].unique(), reverse=True) if counts is None else counts.get(str(variant), [])
+        mine = won[won["variant"] == variant]
+        lengths = mine.pivot_table(index="deal", columns="cells", values="non_foundation_moves", aggfunc="first")
+        proved = mine.assign(p=mine["shortest_proved"].fillna(False).astype(bool)).pivot_table(
+            index="deal", columns="cells", values="p", aggfunc="first"
+        )
+        for more, fewer in zip(steps, steps[1:]):
+            if more not in lengths.columns or fewer not in lengths.columns:
+                continue
+            both = lengths[lengths[more].notna() & lengths[fewer].notna()]
+            exact = proved.reindex(both.index)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "variant": variant,
+                        "from_cells": int(more),
+                        "to_cells": int(fewer),
+                        "deal": both.index.astype("int64"),
+                        "growth": (both[fewer] - both[more]).astype("int64"),
+                        "proved_both": (exact[more] == True) & (exact[fewer] == True),  # noqa: E712
+                    }
+                )
+            )
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
+def shortest_growth(data, counts: dict[str, list[int]] | None = None) -> pd.DataFrame:
+    """How much a deal's line grows when a cell is taken away, per variant and step
+    (shortest_growth_values): the deals won at both, the mean and median growth in
+    moves not to a foundation, the share whose line grew, and over the deals proved
+    shortest at both (`proved_both`) the mean growth, which is then exact."""
+    values = shortest_growth_values(data, counts)
+    rows = []
+    for key, group in values.groupby(GROWTH_KEYS, sort=False):
+        growth = group["growth"].astype("float64")
+        exact = growth[group["proved_both"].astype(bool)]
+        rows.append(
+            {
+                **dict(zip(GROWTH_KEYS, key)),
+                "deals": len(growth),
+                "mean_growth": float(growth.mean()),
+                "median_growth": _quantile(growth, 0.5),
+                "longer_share": float((growth > 0).mean()),
+                "proved_both": len(exact),
+                "proved_mean_growth": float(exact.mean()) if len(exact) else float("nan"),
+            }
+        )
+    return _growth_order(pd.DataFrame(rows, columns=SHORTEST_GROWTH_COLUMNS))
+
+
+def _growth_order(out: pd.DataFrame) -> pd.DataFrame:
+    out = out.sort_values(["variant", "from_cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({"from_cells": "int64", "to_cells": "int64", "deals": "int64", "proved_both": "int64"})
 
 
 def _implied(rows: pd.DataFrame) -> int:
@@ -575,6 +695,7 @@ MOVES_COLUMNS = {
     "moves_median": "moves med",
     "moves_p90": "moves p90",
     "moves_max": "moves max",
+    "non_foundation_moves_median": "no home med",
     "card_moves_median": "card moves med",
     "engine_seconds": "engine s",
 }
@@ -600,6 +721,17 @@ PAIRED_HEADINGS = {
     "harder_share": "harder",
     "moves_ratio_median": "moves x med",
     "longer_share": "longer",
+}
+
+# The terminal's table of growth per step.
+GROWTH_HEADINGS = {
+    "from_cells": "from",
+    "to_cells": "to",
+    "mean_growth": "mean +",
+    "median_growth": "median +",
+    "longer_share": "longer",
+    "proved_both": "proved both",
+    "proved_mean_growth": "proved mean +",
 }
 
 # The terminal's table of scores.
@@ -631,6 +763,8 @@ SUMMARY_COLUMNS = [
     "moves_median",
     "moves_p90",
     "moves_max",
+    "non_foundation_moves_median",
+    "non_foundation_moves_p90",
     "card_moves_median",
     "card_moves_p90",
     "card_moves_max",
@@ -703,6 +837,8 @@ class Report:
     note: str = ""
     effort: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=EFFORT_TABLE_COLUMNS))
     paired: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PAIRED_COLUMNS))
+    shortest: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SHORTEST_COLUMNS))
+    shortest_growth: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SHORTEST_GROWTH_COLUMNS))
 
     @classmethod
     def build(
@@ -750,6 +886,8 @@ class Report:
             top,
             effort=effort(frame),
             paired=paired(frame),
+            shortest=shortest(frame),
+            shortest_growth=shortest_growth(frame),
         )
 
     def min_cells_distribution(self) -> pd.DataFrame:
@@ -843,6 +981,24 @@ class Report:
             "search (harder) or solution (longer) grew"
         )
 
+    def shortest_heading(self) -> str:
+        return (
+            "Length of the won deals' lines in moves not to a foundation (a sequence move counts as one): "
+            "'searched' lines came from a search for the shortest (--shortest), 'proved' are proved shortest"
+        )
+
+    def growth_heading(self) -> str:
+        return (
+            "How much a deal's line grows when a cell is taken away, over the deals won at both counts: moves "
+            "not to a foundation with fewer cells less with more; over the deals proved shortest at both the "
+            "growth is the deals' own"
+        )
+
+    def has_shortest(self) -> bool:
+        """Whether the rows count their moves not to a foundation (datasets written before
+        the count was kept do not)."""
+        return bool(len(self.shortest)) and bool(self.shortest["counted"].sum())
+
     def _paired_shown(self) -> pd.DataFrame:
         """paired() with the step and the pair of verdicts as short labels, shares as percentages."""
         shown = self.paired.copy()
@@ -880,6 +1036,13 @@ class Report:
                 self.paired_heading(),
                 text_table(self._paired_shown()[list(PAIRED_HEADINGS)].rename(columns=PAIRED_HEADINGS)),
             ]
+        if self.has_shortest():
+            parts += ["", self.shortest_heading(), text_table(self.shortest)]
+            if len(self.shortest_growth):
+                growth = self.shortest_growth.assign(
+                    longer_share=[percent(x) for x in self.shortest_growth["longer_share"]]
+                )
+                parts += ["", self.growth_heading(), text_table(growth.rename(columns=GROWTH_HEADINGS))]
         if self.summary["score_median"].notna().any():
             scores = self.summary[list(SCORE_COLUMNS)].rename(columns=SCORE_COLUMNS)
             parts += ["", f"Scores of the solved deals ({SCORING})", text_table(scores)]
@@ -932,6 +1095,8 @@ class Report:
             "summary": self.summary,
             "effort": self.effort,
             "paired": self.paired,
+            "shortest": self.shortest,
+            "shortest_growth": self.shortest_growth,
             "transitions": self.transitions,
             "lost_deals": self.lost,
             "min_cells": self.min_cells,
@@ -1008,6 +1173,18 @@ class Report:
                 text_table(shown, markdown=True),
                 "",
             ]
+        if self.has_shortest():
+            md += [
+                "## Shortest lines",
+                "",
+                self.shortest_heading() + ".",
+                "",
+                text_table(self.shortest, markdown=True),
+                "",
+            ]
+            md += image("shortest.png", "Lines in moves not to a foundation, by free cells")
+            if len(self.shortest_growth):
+                md += [self.growth_heading() + ".", "", text_table(self.shortest_growth, markdown=True), ""]
         if len(self.takeback):
             md += [
                 "## Take-back against the same rules without it",

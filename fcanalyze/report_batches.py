@@ -19,9 +19,13 @@ from .published import CLASSIC_DEALS
 from .report import (
     DISTRIBUTION_COLUMNS,
     EFFORT_TABLE_COLUMNS,
+    GROWTH_KEYS,
     PAIRED_COLUMNS,
+    SHORTEST_COLUMNS,
+    SHORTEST_GROWTH_COLUMNS,
     Report,
     _effort_order,
+    _growth_order,
     _paired_order,
     hardest,
     min_cells,
@@ -30,6 +34,7 @@ from .report import (
     paired_ratios,
     published_comparison,
     select,
+    shortest_growth_values,
     takeback_comparison,
     transitions,
     undecided,
@@ -46,13 +51,13 @@ SAMPLE_ROWS = 200_000
 # The most deals each list keeps (deals lost at a step, undecided jobs, take-back's gains).
 LISTED = 100_000
 # Columns a report reads: never the solutions.
-READ = ["deal", "variant", "cells", "columns", "status", "limit", "implied_by", "moves", "card_moves", "score",
-        "nodes", "seconds", "verify_seconds"]  # fmt: skip
+READ = ["deal", "variant", "cells", "columns", "status", "limit", "implied_by", "moves", "non_foundation_moves",
+        "card_moves", "score", "shortest_proved", "nodes", "seconds", "verify_seconds"]  # fmt: skip
 KEYS = ["variant", "cells"]
 # Quantiles come from counts of each value: exact for moves, card moves and scores,
 # which take few values; node counts, seconds and ratios are counted to three
 # significant figures, so their medians and p90s are within 0.5%.
-FIGURES = ("moves", "card_moves", "score")
+FIGURES = ("moves", "non_foundation_moves", "card_moves", "score")
 EFFORT_KEYS = [*KEYS, "outcome"]
 PAIRED_KEYS = ["variant", "from_cells", "to_cells", "from_status", "to_status"]
 
@@ -158,7 +163,23 @@ def shard_parts(
     for figure in FIGURES:
         parts[figure] = _histogram(solved, KEYS, figure, lambda v: v.astype(np.int64))
     parts["seconds"] = frame.groupby(KEYS, as_index=False)[["seconds", "verify_seconds"]].sum(min_count=1)
-    parts["maxima"] = solved[[*KEYS, "moves", "card_moves", "score"]].groupby(KEYS, as_index=False).max()
+    parts["maxima"] = solved[[*KEYS, *FIGURES]].groupby(KEYS, as_index=False).max()
+    # Shortest lines: counts here, lengths in the non_foundation_moves histogram.
+    proved = solved["shortest_proved"]
+    parts["shortest_counts"] = solved.assign(
+        counted=solved["non_foundation_moves"].notna(), searched=proved.notna(), proved=proved == True  # noqa: E712
+    ).groupby(KEYS, as_index=False).agg(
+        won=("deal", "size"), counted=("counted", "sum"), searched=("searched", "sum"), proved=("proved", "sum"),
+        total=("non_foundation_moves", lambda x: x.sum(min_count=0)),
+    )  # fmt: skip
+    growth = shortest_growth_values(frame, counts)
+    parts["growth_counts"] = growth.assign(
+        longer=growth["growth"] > 0, exact=growth["growth"].where(growth["proved_both"].astype(bool), 0)
+    ).groupby(GROWTH_KEYS, as_index=False).agg(
+        deals=("deal", "size"), longer=("longer", "sum"), total=("growth", "sum"),
+        proved_both=("proved_both", "sum"), proved_total=("exact", "sum"),
+    )  # fmt: skip
+    parts["growth_values"] = _histogram(growth, GROWTH_KEYS, "growth", lambda v: v.astype(np.int64))
     # Effort per outcome, over the searched rows (nodes known).
     keyed = frame.assign(outcome=outcome_of(frame["status"]), searched=frame["nodes"].notna(),
                          implied=frame["implied_by"].notna())  # fmt: skip
@@ -280,6 +301,9 @@ def build_by_shard(
     sums["paired_longer"] = _Sum(PAIRED_KEYS)
     sums["paired_nodes"] = _Sum([*PAIRED_KEYS, "nodes_ratio"])
     sums["paired_moves"] = _Sum([*PAIRED_KEYS, "moves_ratio"])
+    sums["shortest_counts"] = _Sum(KEYS)
+    sums["growth_counts"] = _Sum(GROWTH_KEYS)
+    sums["growth_values"] = _Sum([*GROWTH_KEYS, "growth"])
     sums["transitions"] = _Sum(["variant", "from_cells", "to_cells"])
     sums["takeback"] = _Sum(["variant", "cells"])
     sums["distribution"] = _Sum(["variant", "min_cells"])
@@ -345,7 +369,46 @@ def build_by_shard(
         note=note,
         effort=_effort(sums),
         paired=_paired(sums),
+        shortest=_shortest(sums),
+        shortest_growth=_growth(sums),
     )
+
+
+def _shortest(sums: dict[str, _Sum]) -> pd.DataFrame:
+    """shortest()'s table, from the counts and the histogram of moves not to a foundation."""
+    counts = sums["shortest_counts"].result([*KEYS, "won", "counted", "searched", "proved", "total"])
+    lengths = sums["non_foundation_moves"].result([*KEYS, "non_foundation_moves", "count"])
+    keys = list(zip(counts["variant"], counts["cells"]))
+    out = counts.assign(
+        mean=counts["total"].astype("float64") / counts["counted"].astype("float64").where(counts["counted"] > 0),
+        median=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.5) for k in keys],
+        p90=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.9) for k in keys],
+        max=pd.array([_largest(lengths, k) for k in keys], dtype="Int64"),
+    )
+    out = out[SHORTEST_COLUMNS].sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({"cells": "int64", "won": "int64", "counted": "int64", "searched": "int64", "proved": "int64",
+                       "max": "Int64"})  # fmt: skip
+
+
+def _largest(lengths: pd.DataFrame, key: tuple) -> int | None:
+    mine = lengths[(lengths["variant"] == key[0]) & (lengths["cells"] == key[1])]["non_foundation_moves"]
+    return int(mine.max()) if len(mine) else None
+
+
+def _growth(sums: dict[str, _Sum]) -> pd.DataFrame:
+    """shortest_growth()'s table, from the counts and the histogram of growths."""
+    counts = sums["growth_counts"].result([*GROWTH_KEYS, "deals", "longer", "total", "proved_both", "proved_total"])
+    values = sums["growth_values"].result([*GROWTH_KEYS, "growth", "count"])
+    keys = list(zip(*(counts[k] for k in GROWTH_KEYS)))
+    deals = counts["deals"].astype("float64")
+    proved = counts["proved_both"].astype("float64")
+    out = counts.assign(
+        mean_growth=counts["total"].astype("float64") / deals,
+        median_growth=[_counted(values, GROWTH_KEYS, k, "growth", 0.5) for k in keys],
+        longer_share=counts["longer"].astype("float64") / deals,
+        proved_mean_growth=(counts["proved_total"].astype("float64") / proved).where(proved > 0),
+    )
+    return _growth_order(out[SHORTEST_GROWTH_COLUMNS])
 
 
 def _effort(sums: dict[str, _Sum]) -> pd.DataFrame:

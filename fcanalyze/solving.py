@@ -11,6 +11,7 @@ from . import _engine
 from .board import Board
 from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, engine_memory, parse_memory
 from .deals import check_deal_number, microsoft_deal
+from .errors import FcanalyzeError
 from .referee import replay
 from .status import SOLVED, UNSOLVABLE
 from .variant import Build, EmptyColumn, Variant
@@ -26,10 +27,15 @@ class SolveResult:
 
     status is `solved` (with a solution the referee replayed), `unsolvable` (proved by
     exhaustive search) or `unknown` (a budget ran out; `limit` names it: nodes,
-    seconds, memory, disk). moves counts a sequence move as one; card_moves counts the
-    single-card moves they expand to; score is the solution's score under the
-    FreeCell Solitaire app's scoring (`fcanalyze.scoring`). nodes are positions expanded, states distinct
-    positions stored, peak_memory the search's own bytes at most.
+    seconds, memory, disk). moves counts every move, a sequence move as one;
+    non_foundation_moves those that do not send a card to a foundation (what a
+    shortest line has fewest of); card_moves the single-card moves they expand to;
+    score is the solution's score under the FreeCell Solitaire app's scoring
+    (`fcanalyze.scoring`). nodes are positions expanded, states distinct positions
+    stored, peak_memory the search's own bytes at most. shortest_proved is None
+    unless a shortest line was searched for (`shortest`), then whether no line has
+    fewer non-foundation moves; shortest_limit the budget that stopped that search
+    early (its best line so far is the solution).
     """
 
     status: str
@@ -59,6 +65,9 @@ class SolveResult:
     # from, and why (it started afresh), or files found damaged (then the job is
     # unknown, limit 'disk'). None otherwise.
     note: str | None = None
+    non_foundation_moves: int | None = None
+    shortest_proved: bool | None = None
+    shortest_limit: str | None = None
 
     @property
     def solvable(self) -> bool | None:
@@ -98,6 +107,7 @@ def solve(
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
     layered: bool = False,
+    shortest: bool = False,
     whole_process: bool = False,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
@@ -128,6 +138,10 @@ def solve(
         layered: start the layered proof at once, skipping the searches in memory
             (needs spill_dir): for a job known to outgrow memory, whose first
             search in memory would only be done again.
+        shortest: once the deal is won, search for its shortest line (fewest moves
+            that do not go to a foundation) within what is left of the budgets, and
+            prove it shortest where the search can (docs/correctness.md, "The
+            shortest line"); the result says so in shortest_proved.
 
     Returns a SolveResult with:
         status: 'solved', 'unsolvable' (proved by exhaustive search) or 'unknown';
@@ -161,6 +175,7 @@ def solve(
         check_spill_dir(spill_dir),
         parse_memory(max_disk, "disk budget"),
         layered,
+        shortest=shortest,
         whole_process=whole_process,
     )
     return solve_within(deal_or_board, rules, budgets)
@@ -183,28 +198,33 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
+    engine_budgets = _engine.Budgets(
+        max_nodes=budgets.max_nodes,
+        max_seconds=budgets.max_seconds,
+        max_memory=engine_memory(budgets.max_memory or DEFAULT_MAX_MEMORY)
+        if budgets.whole_process
+        else budgets.max_memory,
+        spill_dir=budgets.spill_dir,
+        max_disk=budgets.max_disk,
+        keep_free=budgets.keep_free,
+        layered=budgets.layered,
+    )
     try:
         raw = _engine.solve(
             board.columns,
             board.cells,
             board.foundations,
             engine_variant(rules),
-            max_nodes=budgets.max_nodes,
-            max_seconds=budgets.max_seconds,
-            max_memory=engine_memory(budgets.max_memory or DEFAULT_MAX_MEMORY)
-            if budgets.whole_process
-            else budgets.max_memory,
-            spill_dir=budgets.spill_dir,
-            max_disk=budgets.max_disk,
-            keep_free=budgets.keep_free,
-            layered=budgets.layered,
+            engine_budgets,
+            shortest=budgets.shortest,
         )
     except RuntimeError as e:  # the engine panicked: a bug, never a verdict
         where = f"deal {deal}" if deal is not None else "board"
         raise EngineError(f"engine bug on {where} ({rules.describe()}): {e}") from None
-    moves = card_moves = score = None
+    moves = card_moves = score = non_foundation_moves = None
     verify_seconds = 0.0
     solution = raw["solution"].split()
+    shortest = raw["shortest"]
     if raw["status"] == SOLVED:
         begin = time.perf_counter()
         verdict = replay(board, rules, solution)
@@ -215,6 +235,7 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
                 f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
             )
         moves, card_moves, score = verdict.moves, verdict.card_moves, verdict.score
+        non_foundation_moves = verdict.non_foundation_moves
     return SolveResult(
         status=raw["status"],
         limit=raw["limit"],
@@ -235,4 +256,76 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
         resumed_seconds=raw["resumed_seconds"],
         kept=raw["kept"],
         note=raw["note"],
+        non_foundation_moves=non_foundation_moves,
+        shortest_proved=None if shortest is None else shortest["proved"],
+        shortest_limit=None if shortest is None else shortest["limit"],
+    )
+
+
+def shortest_line(
+    deal_or_board: int | Board,
+    solution: str | list[str],
+    *,
+    cells: int | None = None,
+    variant: Variant | str = "freecell",
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    max_memory: int | str | None = None,
+) -> SolveResult:
+    """The shortest line of a deal already won by `solution` (notation text or tokens),
+    as `solve(..., shortest=True)` would search for it, begun from `solution` rather
+    than from a search for a win: for lines found before, such as a table's. The
+    result is `solved` with the shortest line found (`solution` itself if none is
+    shorter), replayed by the referee, and says in shortest_proved whether it is proved
+    shortest; nodes and seconds are the search's. FcanalyzeError if `solution` is not a
+    winning line of the deal under these rules."""
+    rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
+    if cells is not None and rules.cells != cells:
+        rules = rules.with_cells(cells)
+    budgets = Budgets(max_nodes, max_seconds, parse_memory(max_memory))
+    if isinstance(deal_or_board, Board):
+        board, deal = deal_or_board, None
+    else:
+        deal = check_deal_number(deal_or_board)
+        board = microsoft_deal(deal, rules)
+    tokens = solution.split() if isinstance(solution, str) else list(solution)
+    given = replay(board, rules, tokens)
+    if not given.won:
+        raise FcanalyzeError(f"the solution given does not win: {given.summary()}")
+    found = _engine.shortest_line(
+        board.columns,
+        board.cells,
+        board.foundations,
+        engine_variant(rules),
+        tokens,
+        _engine.Budgets(max_nodes=budgets.max_nodes, max_seconds=budgets.max_seconds, max_memory=budgets.max_memory),
+    )
+    line = found["line"].split()
+    begin = time.perf_counter()
+    verdict = replay(board, rules, line)
+    verify_seconds = time.perf_counter() - begin
+    if not verdict.won:
+        where = f"deal {deal}" if deal is not None else "board"
+        raise EngineError(
+            f"engine bug: its shortest line of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
+        )
+    return SolveResult(
+        status=SOLVED,
+        limit=None,
+        solution=line,
+        moves=verdict.moves,
+        card_moves=verdict.card_moves,
+        score=verdict.score,
+        nodes=found["nodes"],
+        states=0,
+        max_depth=0,
+        seconds=found["seconds"],
+        peak_memory=0,
+        deal=deal,
+        variant=rules.name,
+        cells=rules.cells,
+        verify_seconds=verify_seconds,
+        non_foundation_moves=verdict.non_foundation_moves,
+        shortest_proved=found["proved"],
+        shortest_limit=found["limit"],
     )

@@ -40,6 +40,7 @@ SCHEMA = pa.schema(
         pa.field("implied_by", pa.int8()),
         pa.field("moves", pa.int32()),
         pa.field("card_moves", pa.int32()),
+        pa.field("non_foundation_moves", pa.int32()),
         pa.field("score", pa.int32()),
         pa.field("nodes", pa.int64()),
         pa.field("states", pa.int64()),
@@ -48,6 +49,8 @@ SCHEMA = pa.schema(
         pa.field("verify_seconds", pa.float64()),
         pa.field("peak_memory", pa.int64()),
         pa.field("solution", pa.string()),
+        pa.field("shortest_proved", pa.bool_()),
+        pa.field("shortest_limit", pa.string()),
         pa.field("verified", pa.bool_(), nullable=False),
         pa.field(ERROR, pa.string()),
         pa.field("engine_version", pa.string(), nullable=False),
@@ -83,6 +86,8 @@ class Row(NamedTuple):
     implied_by: int | None
     moves: int | None
     card_moves: int | None
+    # The moves that do not send a card to a foundation (docs/rules.md).
+    non_foundation_moves: int | None
     score: int | None
     nodes: int | None
     states: int | None
@@ -91,6 +96,10 @@ class Row(NamedTuple):
     verify_seconds: float | None
     peak_memory: int | None
     solution: str | None
+    # With --shortest: whether no line has fewer non-foundation moves (proved), and the
+    # budget that stopped the search for it early; null for jobs not searched so.
+    shortest_proved: bool | None
+    shortest_limit: str | None
     verified: bool
     error: str | None
     engine_version: str

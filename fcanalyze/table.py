@@ -61,6 +61,9 @@ class Verdict:
     solution: str | None
     # For an unknown verdict: the budget that ran out.
     limit: str | None = None
+    # The moves not to a foundation (docs/rules.md), and whether no line has fewer.
+    non_foundation_moves: int | None = None
+    shortest_proved: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class DealFacts:
                     "status": v.status,
                     "moves": v.moves,
                     "card_moves": v.card_moves,
+                    "non_foundation_moves": v.non_foundation_moves,
+                    "shortest_proved": v.shortest_proved,
                     "score": v.score,
                     "nodes": v.nodes,
                     "implied_by": v.implied_by,

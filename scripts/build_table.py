@@ -137,7 +137,7 @@ from fcanalyze.deals import microsoft_deal
 from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
 from fcanalyze.referee import replay
 from fcanalyze.status import SOLVED, UNSOLVABLE
-from fcanalyze.store import read_dataset
+from fcanalyze.store import SCHEMA, read_dataset
 from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK_CELLS, table_path
 from fcanalyze.table import TAKEBACK as TAKEBACK_NAME
 from fcanalyze.variant import FREECELL, Variant
@@ -163,6 +163,11 @@ def main() -> int:
         default=None,
         help="a sweep of the table's undecided jobs: its decided rows replace theirs in the table as it is",
     )
+    parser.add_argument(
+        "--recount",
+        action="store_true",
+        help="write the table as it is again, its counts (score, moves not to a foundation) from the referee",
+    )
     args = parser.parse_args()
     rules, cells, sweep = (
         (TAKEBACK, TAKEBACK_CELLS, TAKEBACK_SWEEP) if args.takeback else (FREECELL, TABLE_CELLS, SWEEP)
@@ -170,8 +175,10 @@ def main() -> int:
     out = args.out or table_path(TAKEBACK_NAME if args.takeback else FREECELL.name)
 
     source = args.source
+    if args.recount:
+        return write(pq.read_table(out), cells, rules, out, args.takeback)
     if args.patch is not None:
-        table = patched(pq.read_table(out), read_dataset(args.patch).drop_columns(list(MACHINE_COLUMNS)))
+        table = patched(conformed(pq.read_table(out)), conformed(read_dataset(args.patch)))
         return write(table, cells, rules, out, args.takeback)
     if source is None:
         source = args.sweep_dir or Path("build/takeback-sweep" if args.takeback else "build/table-sweep")
@@ -188,15 +195,36 @@ def main() -> int:
     return write(table.drop_columns(list(MACHINE_COLUMNS)), cells, rules, out, args.takeback)
 
 
+# The table's columns: the sweep's, but those of the machine and the moment.
+TABLE_SCHEMA = pa.schema([f for f in SCHEMA if f.name not in MACHINE_COLUMNS])
+
+
+def conformed(table: pa.Table) -> pa.Table:
+    """`table` with TABLE_SCHEMA's columns in order, those it lacks (columns added to the
+    sweep's schema since it was written) as nulls."""
+    for field in TABLE_SCHEMA:
+        if field.name not in table.column_names:
+            table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+    return table.select(TABLE_SCHEMA.names).cast(TABLE_SCHEMA)
+
+
+def write_sorted(rows: list[dict], out: Path) -> int:
+    """Writes `rows` (the table's, as dicts) as the table at `out`, checked as write() checks."""
+    takeback = out.name == table_path(TAKEBACK_NAME).name
+    rules, cells = (TAKEBACK, TAKEBACK_CELLS) if takeback else (FREECELL, TABLE_CELLS)
+    return write(pa.Table.from_pylist(rows, TABLE_SCHEMA), cells, rules, out, takeback)
+
+
 def write(table: pa.Table, cells: tuple[int, ...], rules: Variant, out: Path, takeback: bool) -> int:
-    """Checks the table, scores its solutions by replaying them, and writes it sorted and
-    compressed; 1 (and nothing written) if a check fails."""
+    """Checks the table, counts its solutions' moves and scores them by replaying them,
+    and writes it sorted and compressed; 1 (and nothing written) if a check fails."""
+    table = conformed(table)
     problems = check(table, cells) + (against_classic(table) if takeback else [])
     if problems:
         for p in problems:
             print("not written:", p, file=sys.stderr)
         return 1
-    table = with_scores(table, rules)
+    table = with_counts(table, rules)
     table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -234,23 +262,39 @@ def patched(table: pa.Table, retry: pa.Table) -> pa.Table:
     return pa.concat_tables([table.filter(pa.array(keep, pa.bool_())), fresh])
 
 
-def with_scores(table: pa.Table, variant: Variant) -> pa.Table:
-    """The table with every solved row's `score` from the referee's replay of its solution
-    (rows from sweeps made before scores were kept have none), each replay checked to win."""
+def with_counts(table: pa.Table, variant: Variant) -> pa.Table:
+    """The table with every solved row's `score` and `non_foundation_moves` from the
+    referee's replay of its solution (rows from sweeps made before these were kept have
+    none), each replay checked to win and to agree with the counts the row has."""
     scores: list[int | None] = []
-    for deal, cells, status, solution, score in zip(
-        *(table[c].to_pylist() for c in ("deal", "cells", "status", "solution", "score"))
+    counts: list[int | None] = []
+    for deal, cells, status, solution, moves, score, off_home in zip(
+        *(
+            table[c].to_pylist()
+            for c in ("deal", "cells", "status", "solution", "moves", "score", "non_foundation_moves")
+        )
     ):
         if status != SOLVED:
             scores.append(None)
+            counts.append(None)
             continue
         rules = variant.with_cells(cells)
         verdict = replay(microsoft_deal(deal, rules), rules, solution)
-        if not verdict.won or (score is not None and score != verdict.score):
-            raise SystemExit(f"deal {deal} with {cells} cells: the stored solution or score fails: {verdict.summary()}")
+        if (
+            not verdict.won
+            or moves != verdict.moves
+            or score not in (None, verdict.score)
+            or off_home not in (None, verdict.non_foundation_moves)
+        ):
+            raise SystemExit(
+                f"deal {deal} with {cells} cells: the stored solution or its counts fail: {verdict.summary()}"
+            )
         scores.append(verdict.score)
-    at = table.schema.get_field_index("score")
-    return table.set_column(at, table.schema.field(at), pa.array(scores, pa.int32()))
+        counts.append(verdict.non_foundation_moves)
+    for name, values in (("score", scores), ("non_foundation_moves", counts)):
+        at = table.schema.get_field_index(name)
+        table = table.set_column(at, table.schema.field(at), pa.array(values, pa.int32()))
+    return table
 
 
 def check(table: pa.Table, cell_counts: tuple[int, ...]) -> list[str]:

@@ -142,9 +142,11 @@ def test_the_engine_refuses_tall_columns_itself_without_a_panic():
     columns = [list(range(0, 52, 2)), list(range(1, 52, 2))]  # 26 cards each, topped by kings
     freecell = _engine.Variant(cells=4, columns=8)
     with pytest.raises(ValueError, match="could grow to"):
-        _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], freecell)
+        _engine.solve(columns[:1] + [[]] * 7, [None] * 4, [0, 0, 0, 0], freecell, _engine.Budgets())
     with pytest.raises(ValueError, match="could grow to"):
-        _engine.solve([list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0], freecell)
+        _engine.solve(
+            [list(range(27))] + [list(range(27, 52))] + [[]] * 6, [None] * 4, [0, 0, 0, 0], freecell, _engine.Budgets()
+        )
     with pytest.raises(ValueError, match=r"cells must be 0\.\.8"):
         _engine.Variant(cells=9, columns=8)
     with pytest.raises(ValueError, match="unknown sequence_moves"):

@@ -83,7 +83,8 @@ def test_verify_ok_with_counts(run_cli):
     assert result.exit_code == 0
     assert result.stdout == (
         "deal 1 (freecell, 4 free cells): OK: wins in 115 moves (106 of one card, "
-        "9 sequence moves); 159 card moves with sequence moves played card by card; score 695\n"
+        "9 sequence moves), 63 of them not to a foundation; 159 card moves with sequence moves played card by card; "
+        "score 695\n"
     )
     assert run_cli("verify", "--deal", "1", TFTS).exit_code == 0
 

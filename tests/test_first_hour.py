@@ -62,12 +62,15 @@ def test_solve_writes_a_solution_that_verify_takes_back(run_cli, tmp_path):
     assert solved.exit_code == 0 and f"solution written to {sol}" in solved.stdout
     # verify must count the written line as solve did: its moves, card moves and score.
     counts = re.search(
-        r"moves: (\d+) \((\d+) card moves, sequence moves played card by card\), score (\d+)", solved.stdout
+        r"moves: (\d+), (\d+) of them not to a foundation \((\d+) card moves with sequence moves played card by "
+        r"card\), score (\d+)",
+        solved.stdout,
     )
     assert counts, solved.stdout
-    moves, single, score = counts.groups()
+    moves, off_home, single, score = counts.groups()
     verified = run_cli("verify", "--deal", "1", "--cells", "3", sol).stdout
     assert verified.startswith("deal 1 (freecell, 3 free cells): OK: wins in " + moves + " moves ("), verified
+    assert f"), {off_home} of them not to a foundation; " in verified, verified
     assert verified.endswith(f"; {single} card moves with sequence moves played card by card; score {score}\n"), (
         verified
     )

@@ -125,7 +125,7 @@ def test_budgets_check_their_ranges_from_python_too():
 def test_the_engine_binding_refuses_a_nan_budget_itself():
     from fcanalyze import _engine
 
-    board = fcanalyze.microsoft_deal(1)
     with pytest.raises(ValueError, match="budgets must be positive"):
-        variant = _engine.Variant(cells=4, columns=8)
-        _engine.solve(board.columns, board.cells, board.foundations, variant, max_seconds=float("nan"))
+        _engine.Budgets(max_seconds=float("nan"))
+    with pytest.raises(ValueError, match="a layered proof needs spill_dir"):
+        _engine.Budgets(layered=True)

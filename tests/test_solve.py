@@ -486,3 +486,50 @@ def test_solve_json_stays_strict_json_when_a_time_is_not_a_number(run_cli, monke
     assert printed["moves"] == len(printed["solution"])
     text = run_cli("solve", "617")
     assert "its earlier runs took a time its checkpoint does not say" in text.stdout
+
+
+def test_shortest_gives_a_shorter_line_the_referee_replays_and_says_whether_it_is_proved(run_cli):
+    """--shortest: deal 1's line has fewer moves not to a foundation than the plain
+    search's, the referee replays it, and the result says whether it is proved
+    shortest; counts agree between solve and the referee."""
+    plain = solve(1)
+    short = solve(1, shortest=True)
+    assert plain.shortest_proved is None and plain.shortest_limit is None
+    assert short.status == "solved" and short.shortest_proved is not None
+    assert short.non_foundation_moves < plain.non_foundation_moves
+    verdict = replay(microsoft_deal(1), Variant.parse("freecell"), short.solution)
+    assert verdict.won and verdict.non_foundation_moves == short.non_foundation_moves
+    assert short.moves - short.non_foundation_moves == 52  # every card home once
+    shown = run_cli("solve", "1", "--shortest")
+    assert shown.exit_code == 0
+    assert f"moves: {short.moves}, {short.non_foundation_moves} of them not to a foundation" in shown.stdout
+    assert "shortest: " in shown.stdout
+
+
+def test_a_deal_proved_shortest_has_no_shorter_line_than_a_plain_search_to_the_end_finds(run_cli):
+    """Deal 2 with 1 cell is proved shortest by --shortest; the branch and bound given
+    the line itself as a start proves the same count again."""
+    short = solve(2, cells=1, shortest=True)
+    assert short.shortest_proved is True
+    again = fcanalyze.shortest_line(2, short.solution, cells=1)
+    assert again.shortest_proved is True and again.non_foundation_moves == short.non_foundation_moves
+
+
+def test_shortest_line_refuses_a_line_that_does_not_win():
+    with pytest.raises(FcanalyzeError, match="does not win"):
+        fcanalyze.shortest_line(1, "3a")
+
+
+def test_shortest_keeps_the_best_line_when_its_budget_runs_out():
+    """A budget of positions that ends the search for the shortest line early: the job is
+    still won, with a line no longer than the plain search's, and says which budget
+    stopped it."""
+    plain = solve(1)
+    short = solve(1, shortest=True, max_nodes=plain.nodes + 3_000)
+    assert short.status == "solved" and short.shortest_limit == "nodes" and short.shortest_proved is False
+    assert short.non_foundation_moves <= plain.non_foundation_moves
+
+
+def test_take_back_lines_are_never_marked_proved_shortest():
+    short = solve(90, cells=4, variant="freecell,takeback=yes", shortest=True)
+    assert short.status == "solved" and short.shortest_proved is False

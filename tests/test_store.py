@@ -20,31 +20,24 @@ def test_row_fields_are_the_schema_columns_in_order():
 
 
 def _row(deal: int) -> Row:
+    nothing = dict.fromkeys(
+        ("limit", "moves", "card_moves", "non_foundation_moves", "score", "nodes", "states", "max_depth", "seconds",
+         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_limit", "error")
+    )  # fmt: skip
     return Row(
-        deal,
-        "freecell",
-        4,
-        8,
-        "unsolvable",
-        False,
-        None,
-        5,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        False,
-        None,
-        "0",
-        "budgets",
-        "host",
-        datetime.now(timezone.utc),
+        deal=deal,
+        variant="freecell",
+        cells=4,
+        columns=8,
+        status="unsolvable",
+        solvable=False,
+        implied_by=5,
+        verified=False,
+        engine_version="0",
+        budgets="budgets",
+        host="host",
+        finished_at=datetime.now(timezone.utc),
+        **nothing,
     )
 
 

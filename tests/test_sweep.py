@@ -492,3 +492,24 @@ def test_the_library_sweeps_the_same_cell_counts_as_the_command_line_by_default(
         assert sorted({(r["deal"], r["cells"]) for r in read_dataset(where, ["deal", "cells"]).to_pylist()}) == [
             (d, k) for d in (1, 2, 3) for k in (1, 2, 4)
         ]
+
+
+def test_a_shortest_sweep_records_each_won_jobs_line_and_whether_it_is_proved(tmp_path):
+    """sweep(shortest=True): every won row carries its count of moves not to a foundation,
+    no more than the plain sweep's, and a shortest_proved flag; lost rows carry none; the
+    budgets text says so."""
+    plain = read_dataset(sweep("1-6", cells=[4, 1], out=tmp_path / "plain", workers=2)).to_pylist()
+    short = read_dataset(sweep("1-6", cells=[4, 1], out=tmp_path / "short", workers=2, shortest=True)).to_pylist()
+    by_key = {(r["deal"], r["cells"]): r for r in plain}
+    for row in short:
+        before = by_key[(row["deal"], row["cells"])]
+        assert row["status"] == before["status"]
+        if row["status"] == "solved":
+            assert row["shortest_proved"] is not None
+            assert row["non_foundation_moves"] <= before["non_foundation_moves"]
+            rules = fcanalyze.Variant.parse("freecell", cells=row["cells"])
+            assert replay(fcanalyze.microsoft_deal(row["deal"], rules), rules, row["solution"]).won
+            assert row["budgets"].endswith(",shortest=yes")
+        else:
+            assert row["shortest_proved"] is None and row["non_foundation_moves"] is None
+    assert all(r["shortest_proved"] is None for r in plain)

@@ -118,7 +118,7 @@ def test_lookup_command_and_its_solution_round_trip_through_verify(run_cli, tmp_
     shown = run_cli("lookup", "617")
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
-    assert lines[1].split() == ["cells", "verdict", "moves", "card", "moves", "score", "how"]
+    assert lines[1].split() == ["cells", "verdict", "moves", "no", "home", "card", "moves", "score", "how"]
     assert [line.split()[0] for line in lines[2:7]] == ["4", "3", "2", "1", "0"]
     least = lookup(617).min_cells
     assert f"fewest cells that win it: {least}" in shown.output
@@ -249,7 +249,8 @@ def test_a_patch_replaces_only_undecided_rows_and_only_with_decided_ones(table):
 def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
     shown = run_cli("lookup", "1-3,617,11982")
     assert shown.exit_code == 0, shown.output
-    header, *lines = shown.stdout.splitlines()
+    header, *lines, legend = shown.stdout.splitlines()
+    assert legend.startswith("won N: N moves not to a foundation")
     assert header.split() == [
         "deal",
         "4",
@@ -272,7 +273,8 @@ def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
         words = line.split()[1:]
         for k in (4, 3, 2, 1, 0):
             v = facts.verdicts[k]
-            expected = ["won", str(v.moves)] if v.status == "solved" else ["lost"]
+            won = str(v.moves if v.non_foundation_moves is None else v.non_foundation_moves)
+            expected = ["won", won + ("*" if v.shortest_proved else "")] if v.status == "solved" else ["lost"]
             assert words[: len(expected)] == expected, (deal, k)
             words = words[len(expected) :]
         fewest = " ".join(words)
@@ -284,13 +286,15 @@ def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
     assert as_json == [lookup(d).to_json() for d in (1, 5, 617)]
     takeback = run_cli("lookup", "89-90", "--takeback").stdout.splitlines()
     assert takeback[0].split()[1:7] == ["4", "cells", "2", "cells", "1", "cell"]
-    assert takeback[2].split()[:4] == ["90", "won", str(lookup(90, variant=TAKEBACK).verdicts[4].moves), "won"]
+    won = lookup(90, variant=TAKEBACK).verdicts[4]
+    shown_90 = str(won.moves if won.non_foundation_moves is None else won.non_foundation_moves)
+    assert takeback[2].split()[:3] == ["90", "won", shown_90 + ("*" if won.shortest_proved else "")]
 
 
 def test_lookup_of_a_list_says_which_deals_the_table_lacks(run_cli):
     past = run_cli("lookup", "31999-32002")
     assert past.exit_code == 1
-    assert [line.split()[0] for line in past.stdout.splitlines()[1:]] == ["31999", "32000"]
+    assert [line.split()[0] for line in past.stdout.splitlines()[1:-1]] == ["31999", "32000"]
     assert past.stderr.startswith("2 deal(s) of the list are past 32,000")
     for args, message in [
         (["5-1"], "bad deal range '5-1': it runs backwards"),

@@ -5,6 +5,7 @@
 
 pub mod card;
 pub mod moves;
+pub mod notation;
 pub mod position;
 pub mod search;
 pub mod shorten;

@@ -192,6 +192,26 @@ fn card(c: u8) -> Card {
     Card::from_index(c).unwrap_or_else(|| unreachable!("no card {c}"))
 }
 
+/// Whether `m` is a move `generate` gives from `s` (with runs), or the same move to
+/// another empty cell or column than the first: a line the engine wrote, read back.
+pub fn is_legal(s: &Position, rules: &Variant, m: Move) -> bool {
+    let mut legal = Vec::with_capacity(64);
+    generate(s, rules, true, &mut legal);
+    let empty = |p: Place| match p {
+        Place::Cell(i) => usize::from(i) < rules.cells && s.cell(usize::from(i)).is_none(),
+        Place::Column(i) => usize::from(i) < rules.columns && s.len(usize::from(i)) == 0,
+        Place::Home | Place::Foundation(_) => false,
+    };
+    legal.contains(&m)
+        || empty(m.to)
+            && legal.iter().any(|l| {
+                l.from == m.from
+                    && l.count == m.count
+                    && matches!((l.to, m.to), (Place::Cell(_), Place::Cell(_)) | (Place::Column(_), Place::Column(_)))
+                    && empty(l.to)
+            })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::position::Position;
-use crate::search::{self, Budget, Spill, Status};
+use crate::search::{self, Budget, Request, Spill, Status};
 use crate::variant::{SequenceMoves, Variant, MAX_CELLS, MAX_COLUMNS};
 
 /// The rules a search plays, handed over once per job: fcanalyze.solving builds it
@@ -57,60 +57,98 @@ impl PyVariant {
     }
 }
 
+/// What a job may spend and where a proof may spill, handed over once per job as one
+/// typed object: fcanalyze.solving builds it from a fcanalyze.Budgets (the same concept,
+/// the same name on both sides).
+#[pyclass(frozen, name = "Budgets", module = "fcanalyze._engine")]
+struct PyBudgets {
+    budget: Budget,
+    spill: Option<Spill>,
+    layered: bool,
+}
+
+#[pymethods]
+impl PyBudgets {
+    #[new]
+    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false))]
+    fn new(
+        max_nodes: Option<u64>,
+        max_seconds: Option<f64>,
+        max_memory: Option<usize>,
+        spill_dir: Option<std::path::PathBuf>,
+        max_disk: Option<u64>,
+        keep_free: Option<u64>,
+        layered: bool,
+    ) -> PyResult<Self> {
+        // Python checks budgets first; this keeps a caller of the raw binding from a NaN
+        // that means "no limit" or a zero that means "give up at once".
+        if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0)
+            || max_nodes == Some(0)
+            || max_memory == Some(0)
+            || max_disk == Some(0)
+        {
+            return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
+        }
+        if layered && spill_dir.is_none() {
+            return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
+        }
+        let defaults = Budget::default();
+        let budget = Budget {
+            max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
+            max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
+            max_memory: max_memory.unwrap_or(defaults.max_memory),
+        };
+        let spill = spill_dir.map(|dir| Spill {
+            dir,
+            max_bytes: max_disk.unwrap_or(u64::MAX),
+            keep_free: keep_free.unwrap_or(0),
+        });
+        Ok(PyBudgets { budget, spill, layered })
+    }
+
+    fn __repr__(&self) -> String {
+        let b = &self.budget;
+        format!(
+            "Budgets(max_nodes={}, max_seconds={}, max_memory={}, spill_dir={:?}, layered={})",
+            b.max_nodes,
+            b.max_seconds,
+            b.max_memory,
+            self.spill.as_ref().map(|s| s.dir.display().to_string()),
+            if self.layered { "True" } else { "False" }
+        )
+    }
+}
+
 /// Decide a position. Cards are numbered (rank - 1) * 4 + suit, suits in CDHS order.
 ///
 /// Returns a dict: status ("solved", "unsolvable", "unknown"), limit (the budget that
 /// stopped an unknown, else None), solution (standard-notation moves separated by
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
 /// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept, note (what a
-/// layered proof says of its files: a kept proof not gone on from, or files damaged). With
-/// `spill_dir`, a proof that runs out of memory goes on as a layered proof, its files
-/// under spill_dir, at most `max_disk` bytes of them, stopping when the free space on
-/// spill_dir's filesystem falls below `keep_free` bytes (search::solve_spilling); with
-/// `layered` too, the layered proof starts at once (search::prove_layered), for a job
-/// known to outgrow memory. A layered proof stopped by a budget is kept in spill_dir
-/// (kept: true), and the next call for the job with that spill_dir goes on from it
-/// (resumed_seconds: the earlier runs' time; nodes and states count theirs too).
+/// layered proof says of its files: a kept proof not gone on from, or files damaged),
+/// and shortest (for a won job asked for its shortest line: a dict of proved and limit;
+/// else None). `budgets` says what the job may spend and where a proof may spill
+/// (search::decide): with a spill_dir, a proof that runs out of memory goes on as a
+/// layered proof there; with layered too, the layered proof starts at once. A layered
+/// proof stopped by a budget is kept in spill_dir (kept: true), and the next call for
+/// the job with that spill_dir goes on from it (resumed_seconds: the earlier runs'
+/// time; nodes and states count theirs too). With `shortest`, a won job's line is the
+/// shortest the search finds (docs/correctness.md, "The shortest line").
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, *, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (columns, cells, home, variant, budgets, *, shortest=false))]
 fn solve<'py>(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
     home: [u8; 4],
     variant: PyRef<'py, PyVariant>,
-    max_nodes: Option<u64>,
-    max_seconds: Option<f64>,
-    max_memory: Option<usize>,
-    spill_dir: Option<std::path::PathBuf>,
-    max_disk: Option<u64>,
-    keep_free: Option<u64>,
-    layered: bool,
+    budgets: PyRef<'py, PyBudgets>,
+    shortest: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;
-    // Python checks budgets first; this keeps a caller of the raw binding from a NaN
-    // that means "no limit" or a zero that means "give up at once".
-    if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0)
-        || max_nodes == Some(0)
-        || max_memory == Some(0)
-        || max_disk == Some(0)
-    {
-        return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
-    }
-    let defaults = Budget::default();
-    let budget = Budget {
-        max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
-        max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
-        max_memory: max_memory.unwrap_or(defaults.max_memory),
-    };
-    let spill =
-        spill_dir.map(|dir| Spill { dir, max_bytes: max_disk.unwrap_or(u64::MAX), keep_free: keep_free.unwrap_or(0) });
-    if layered && spill.is_none() {
-        return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
-    }
+    let request = Request { budget: budgets.budget, spill: budgets.spill.clone(), layered: budgets.layered, shortest };
 
     let mut pending: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -123,9 +161,8 @@ fn solve<'py>(
         };
         // A panic is a bug, never a verdict: it reaches Python as an error of one line
         // (fcanalyze.solving makes it an EngineError), not as a PanicException.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match spill.as_ref() {
-            Some(spill) if layered => search::prove_layered(&start, &rules, budget, spill, &mut interrupted),
-            spill => search::solve_spilling(&start, &rules, budget, spill, &mut interrupted),
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search::decide(&start, &rules, &request, &mut interrupted)
         }))
     });
     if let Some(err) = pending {
@@ -166,7 +203,118 @@ fn solve<'py>(
     out.set_item("resumed_seconds", outcome.resumed_seconds)?;
     out.set_item("kept", outcome.kept)?;
     out.set_item("note", outcome.note)?;
+    let shortest = match outcome.shortest {
+        Some(found) => {
+            let d = PyDict::new(py);
+            d.set_item("proved", found.proved)?;
+            d.set_item("limit", found.limit.map(|l| l.name()))?;
+            Some(d)
+        }
+        None => None,
+    };
+    out.set_item("shortest", shortest)?;
     Ok(out)
+}
+
+/// The shortest line of a won position that the search for it finds (the default effort,
+/// as `solve` with shortest spends it), starting from `line`, a winning line from the
+/// position in standard notation, within `budgets`: a dict of line (the shortest found,
+/// `line` itself if none is shorter), proved, limit, nodes and seconds.
+#[pyfunction]
+fn shortest_line<'py>(
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    variant: PyRef<'py, PyVariant>,
+    line: Vec<String>,
+    budgets: PyRef<'py, PyBudgets>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = variant.py();
+    let rules = variant.0;
+    let start = position(&rules, &columns, &cells, home)?;
+    let known = crate::notation::parse_line(&start, &rules, &line).map_err(PyValueError::new_err)?;
+    let budget = budgets.budget;
+    let mut pending: Option<PyErr> = None;
+    let found = py.detach(|| {
+        let mut interrupted = || match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                pending = Some(e);
+                true
+            }
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search::shortest_of(&start, &rules, &known, budget, &mut interrupted)
+        }))
+    });
+    if let Some(err) = pending {
+        return Err(err);
+    }
+    let found = found.map_err(|_| PyRuntimeError::new_err("the engine failed in the search for a shortest line"))?;
+    let out = PyDict::new(py);
+    let moves = found.line.unwrap_or(known);
+    out.set_item("line", moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "))?;
+    out.set_item("proved", found.proved)?;
+    out.set_item("limit", found.limit.map(|l| l.name()))?;
+    out.set_item("nodes", found.nodes)?;
+    out.set_item("seconds", found.seconds)?;
+    Ok(out)
+}
+
+/// A line shorter than `line` (moves in standard notation from the position given),
+/// from beams of the widths given: (the line, or None, and the positions expanded).
+#[pyfunction]
+#[pyo3(signature = (columns, cells, home, variant, line, widths, guide, proof_nodes=0))]
+#[allow(clippy::too_many_arguments)]
+fn shorter_line(
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    variant: PyRef<'_, PyVariant>,
+    line: Vec<String>,
+    widths: Vec<usize>,
+    guide: [i32; 12],
+    proof_nodes: u64,
+) -> PyResult<(Option<String>, bool, u64)> {
+    let py = variant.py();
+    let rules = variant.0;
+    let start = position(&rules, &columns, &cells, home)?;
+    let known = crate::notation::parse_line(&start, &rules, &line).map_err(PyValueError::new_err)?;
+    let [lower_bound, out, buried, buried_next, cell, column, disorder, runs, runs_above_next, waiting, parked, deadlocks] =
+        guide;
+    let guide = search::Guide {
+        lower_bound,
+        out,
+        buried,
+        buried_next,
+        cell,
+        column,
+        disorder,
+        runs,
+        runs_above_next,
+        waiting,
+        parked,
+        deadlocks,
+    };
+    let (found, proved, nodes) = py.detach(|| {
+        let effort = search::Effort { widths, guide, proof_nodes };
+        search::shorter_line(&start, &rules, &known, &effort, Budget::default(), &mut || false)
+    });
+    Ok((found.map(|l| l.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")), proved, nodes))
+}
+
+/// The shortest line's lower bounds of a position: (blocked runs, with deadlocked pairs).
+#[pyfunction]
+fn lower_bounds(
+    columns: Vec<Vec<u8>>,
+    cells: Vec<Option<u8>>,
+    home: [u8; 4],
+    variant: PyRef<'_, PyVariant>,
+) -> PyResult<(u32, u32)> {
+    let rules = variant.0;
+    let mut start = position(&rules, &columns, &cells, home)?;
+    start.autoplay(&rules, &mut vec![]);
+    Ok(search::lower_bounds(&start, &rules))
 }
 
 /// The moves the exhaustive search tries from a position, in standard notation: every
@@ -239,8 +387,12 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", crate::VERSION)?;
     m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
     m.add_class::<PyVariant>()?;
+    m.add_class::<PyBudgets>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_moves, m)?)?;
     m.add_function(wrap_pyfunction!(drop_kept_proof, m)?)?;
+    m.add_function(wrap_pyfunction!(shorter_line, m)?)?;
+    m.add_function(wrap_pyfunction!(shortest_line, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_bounds, m)?)?;
     Ok(())
 }

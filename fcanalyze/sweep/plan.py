@@ -154,6 +154,7 @@ def plan_sweep(
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
     layered: bool = False,
+    shortest: bool = False,
     retry_unknown: bool = False,
     progress: Progress | None = None,
     scheduler: str | None = None,
@@ -167,8 +168,9 @@ def plan_sweep(
     says which solved rows keep their solution. With `scheduler`, the jobs run on that
     Dask cluster and its workers write the dataset at `out`, a directory they share
     or an fsspec URL (chunks.py). `spill_dir` and `max_disk` let proofs that outgrow
-    the memory budget go on as layered proofs on disk, and `layered` start them at once
-    (budgets.Budgets)."""
+    the memory budget go on as layered proofs on disk, and `layered` start them at once;
+    with `shortest`, each won job's line is the shortest the search finds within the
+    budgets (budgets.Budgets)."""
     from ..deals import parse_deal_spans
 
     check_output_path(out)
@@ -204,7 +206,14 @@ def plan_sweep(
         """The job budgets, with the memory each kind of sweep works out for itself."""
         spill = check_spill_dir(spill_dir)
         return Budgets(
-            max_nodes, max_seconds, memory, spill, parse_memory(max_disk, "disk budget"), layered, whole_process=True
+            max_nodes,
+            max_seconds,
+            memory,
+            spill,
+            parse_memory(max_disk, "disk budget"),
+            layered,
+            shortest=shortest,
+            whole_process=True,
         )
 
     why = None

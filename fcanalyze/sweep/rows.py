@@ -42,6 +42,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         implied_by=None,
         moves=r.moves,
         card_moves=r.card_moves,
+        non_foundation_moves=r.non_foundation_moves,
         score=r.score,
         nodes=r.nodes,
         states=r.states,
@@ -50,6 +51,8 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         verify_seconds=r.verify_seconds,
         peak_memory=r.peak_memory,
         solution=" ".join(r.solution) if solved else None,
+        shortest_proved=r.shortest_proved,
+        shortest_limit=r.shortest_limit,
         verified=solved,
         error=None,
         engine_version=__version__,
@@ -88,8 +91,8 @@ def _row_without_search(
     error: str | None = None,
 ) -> Row:
     figures = dict.fromkeys(
-        ("limit", "moves", "card_moves", "score", "nodes", "states", "max_depth", "seconds", "verify_seconds", "peak_memory",
-         "solution")
+        ("limit", "moves", "card_moves", "non_foundation_moves", "score", "nodes", "states", "max_depth", "seconds",
+         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_limit")
     )  # fmt: skip
     return Row(
         deal=deal, variant=rules.name, cells=rules.cells, columns=rules.columns, status=status, solvable=solvable,

@@ -27,6 +27,7 @@ mod layered;
 mod meter;
 mod score;
 mod settle;
+mod shortest;
 
 use std::time::Instant;
 
@@ -45,6 +46,7 @@ use settle::settle;
 pub(crate) use settle::Schedule;
 
 pub use score::Weights;
+pub use shortest::{cost as line_cost, lower_bounds, Effort, Guide, GUIDE};
 
 /// Which budget stopped a search that did not settle its deal.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -90,6 +92,29 @@ impl Default for Budget {
     }
 }
 
+/// What a job asks of the search beside its position and rules.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub budget: Budget,
+    /// Where a proof that outgrows memory goes on as a layered proof (`Spill`).
+    pub spill: Option<Spill>,
+    /// Start the layered proof at once (needs `spill`): `prove_layered`.
+    pub layered: bool,
+    /// Once the deal is won, search for its shortest line (`shortest`), within what is
+    /// left of the budget.
+    pub shortest: bool,
+}
+
+/// What the search for the shortest line did, for a won job that asked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShortestOutcome {
+    /// Whether no line has fewer moves that do not go to a foundation than the one found.
+    pub proved: bool,
+    /// The budget that stopped the search before it had done what it does; its best line
+    /// so far is the outcome's.
+    pub limit: Option<Limit>,
+}
+
 /// What a search found, and what it cost.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -117,6 +142,9 @@ pub struct Outcome {
     /// go on from and why (it started afresh), or files found damaged (the job is
     /// then unknown, `Limit::Disk`). None otherwise.
     pub note: Option<String>,
+    /// For a won job that asked for the shortest line, what that search did; its line
+    /// is `solution`.
+    pub shortest: Option<ShortestOutcome>,
 }
 
 /// Quick passes after the first, each with its move order shaken by a different seed:
@@ -180,19 +208,29 @@ fn straighter(
     Some(crate::shorten::shorten(start, rules, &line))
 }
 
-/// Decides `start` under `rules` within `budget`. `interrupted` is polled about ten
+/// Decides `start` under `rules` as `request` asks. `interrupted` is polled about ten
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
+pub fn decide(start: &Position, rules: &Variant, request: &Request, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
+    match request.spill.as_ref() {
+        Some(spill) if request.layered => prove_layered(start, rules, request.budget, spill, interrupted),
+        spill => solve_spilling(start, rules, request.budget, spill, request.shortest, interrupted),
+    }
+}
+
+/// Decides `start` under `rules` within `budget`.
 pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
-    solve_spilling(start, rules, budget, None, interrupted)
+    solve_spilling(start, rules, budget, None, false, interrupted)
 }
 
 /// `solve`, and when its proof runs out of memory, a layered proof (`prove_layered`)
-/// from scratch within what is left of the other budgets, if `spill` says where.
-pub fn solve_spilling(
+/// from scratch within what is left of the other budgets, if `spill` says where; once
+/// won, with `shortest`, the search for the shortest line.
+fn solve_spilling(
     start: &Position,
     rules: &Variant,
     budget: Budget,
     spill: Option<&Spill>,
+    shortest: bool,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Outcome {
     let begin = Instant::now();
@@ -247,13 +285,21 @@ pub fn solve_spilling(
             (a, b) => a.or(b),
         };
     }
+    let mut shortest_outcome = None;
     let solution = if status == Status::Solved {
         let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
         let short = crate::shorten::shorten(start, rules, &line);
-        if short.len() > STRAIGHTER_PAST {
+        let found = if short.len() > STRAIGHTER_PAST {
             straighter(start, &root, &opening, rules, &mut meter).filter(|s| s.len() < short.len()).unwrap_or(short)
         } else {
             short
+        };
+        if shortest {
+            let search = shortest::shortest_line(start, rules, &found, &mut meter);
+            shortest_outcome = Some(ShortestOutcome { proved: search.proved, limit: search.limit });
+            search.line.unwrap_or(found)
+        } else {
+            found
         }
     } else {
         vec![]
@@ -270,6 +316,7 @@ pub fn solve_spilling(
         resumed_seconds: 0.0,
         kept,
         note,
+        shortest: shortest_outcome,
     }
 }
 
@@ -311,6 +358,7 @@ fn layered_outcome(proof: Layered, meter: &Meter, begin: Instant) -> Outcome {
         resumed_seconds: proof.earlier.seconds,
         kept: proof.kept,
         note: proof.note,
+        shortest: None,
     }
 }
 
@@ -432,6 +480,55 @@ fn one_pass_to_the_end(
     let mut never = || false;
     let mut meter = Meter::new(Budget::default(), Instant::now(), &mut never);
     pass(&root, &mut meter)
+}
+
+/// What `shortest_of` found.
+pub struct ShortestFound {
+    /// The shortest line found from the start, if one is shorter than the line given.
+    pub line: Option<Vec<Move>>,
+    pub proved: bool,
+    pub limit: Option<Limit>,
+    pub nodes: u64,
+    pub seconds: f64,
+}
+
+/// The search for the shortest line from `start` that `decide` runs with `shortest`,
+/// begun from `known` (a winning line from `start`) rather than from a search for a
+/// win: for lines already found, such as a table's.
+pub fn shortest_of(
+    start: &Position,
+    rules: &Variant,
+    known: &[Move],
+    budget: Budget,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> ShortestFound {
+    let begin = Instant::now();
+    let mut meter = Meter::new(budget, begin, interrupted);
+    let found = shortest::shortest_line(start, rules, known, &mut meter);
+    ShortestFound {
+        line: found.line,
+        proved: found.proved,
+        limit: found.limit,
+        nodes: meter.nodes,
+        seconds: begin.elapsed().as_secs_f64(),
+    }
+}
+
+/// A line from `start` shorter than `known` (a winning line from it), as hard as
+/// `effort` says, within `budget`: the line if one is shorter, whether none is shorter
+/// than the best, and how many positions were expanded. (For tuning the effort; `solve`
+/// spends the default.)
+pub fn shorter_line(
+    start: &Position,
+    rules: &Variant,
+    known: &[Move],
+    effort: &shortest::Effort,
+    budget: Budget,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> (Option<Vec<Move>>, bool, u64) {
+    let mut meter = Meter::new(budget, Instant::now(), interrupted);
+    let found = shortest::shorter_line(start, rules, known, effort, &mut meter);
+    (found.line, found.proved, meter.nodes)
 }
 
 #[cfg(test)]

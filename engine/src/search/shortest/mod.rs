@@ -1,0 +1,110 @@
+//! The shortest line: once a deal is won, a line with as few moves that do not go to a foundation as the search can find, proved shortest where it can be.
+
+mod beam;
+mod bound;
+mod proof;
+#[cfg(test)]
+mod tests;
+
+use crate::position::{Move, Place, Position};
+use crate::variant::Variant;
+
+use super::meter::Meter;
+use super::Limit;
+
+use beam::{beam, BeamEnd};
+pub use beam::{Guide, GUIDE};
+use proof::branch_and_bound;
+
+/// The two lower bounds of `s`: blocked runs alone, and with deadlocked pairs (for tuning).
+pub fn lower_bounds(s: &Position, rules: &Variant) -> (u32, u32) {
+    (bound::blocked_runs(s, rules), bound::lower_bound(s, rules))
+}
+
+/// The moves of `line` that do not go to a foundation: what a shortest line has fewest of.
+pub fn cost(line: &[Move]) -> u32 {
+    line.iter().filter(|m| m.to != Place::Home).count() as u32
+}
+
+/// What the search for a shorter line found.
+pub(crate) struct Shortest {
+    /// The shortest line found from the start, automatic moves included; None if none
+    /// beat the line it was given.
+    pub(crate) line: Option<Vec<Move>>,
+    /// Whether no line is shorter than the one found (or than the one given, if none was).
+    pub(crate) proved: bool,
+    /// The budget that stopped it, if one did.
+    pub(crate) limit: Option<Limit>,
+}
+
+/// How hard the search for the shortest line tries: beams of these `widths`, narrowest
+/// first, weighed by `guide`, then a branch and bound of at most `proof_nodes`
+/// positions to prove the best line shortest or find a shorter one.
+#[derive(Clone, Debug)]
+pub struct Effort {
+    pub widths: Vec<usize>,
+    pub guide: Guide,
+    pub proof_nodes: u64,
+}
+
+impl Default for Effort {
+    /// The effort `--shortest` spends (docs/tuning.md, `shortest::Effort`).
+    fn default() -> Effort {
+        Effort { widths: vec![1000], guide: GUIDE, proof_nodes: 10_000 }
+    }
+}
+
+/// The shortest line from `start` that the default effort finds within the meter's
+/// budgets, `known` (a winning line from `start`) if none is shorter.
+pub(crate) fn shortest_line(start: &Position, rules: &Variant, known: &[Move], meter: &mut Meter) -> Shortest {
+    shorter_line(start, rules, known, &Effort::default(), meter)
+}
+
+/// Searches for a line from `start` shorter than `known` (a winning line from `start`)
+/// as hard as `effort` says: beams, then, with `proof_nodes` above 0, a branch and bound
+/// that proves none is shorter or finds one.
+pub(crate) fn shorter_line(
+    start: &Position,
+    rules: &Variant,
+    known: &[Move],
+    effort: &Effort,
+    meter: &mut Meter,
+) -> Shortest {
+    let Effort { widths, guide, proof_nodes } = effort;
+    let proof_nodes = *proof_nodes;
+    let mut root = start.clone();
+    let mut opening = vec![];
+    root.autoplay(rules, &mut opening);
+    let opening: Vec<Move> = opening.iter().map(|p| p.m).collect();
+    let mut best: Option<Vec<Move>> = None;
+    let mut best_cost = cost(known);
+    for &width in widths {
+        match beam(&root, rules, width, guide, best_cost, meter) {
+            BeamEnd::Won(line, c) => {
+                debug_assert_eq!(cost(&line), c);
+                if c < best_cost {
+                    best_cost = c;
+                    best = Some(opening.iter().copied().chain(line).collect());
+                }
+            }
+            BeamEnd::Nothing => {}
+            BeamEnd::Stopped(limit) => return Shortest { line: best, proved: false, limit: Some(limit) },
+        }
+    }
+    if proof_nodes == 0 {
+        return Shortest { line: best, proved: false, limit: None };
+    }
+    // The proof's own budget of positions, within the job's.
+    let job_nodes = meter.budget.max_nodes;
+    meter.budget.max_nodes = job_nodes.min(meter.nodes.saturating_add(proof_nodes));
+    let improved = branch_and_bound(&root, rules, best_cost, meter);
+    if let Some((line, _)) = improved.line {
+        best = Some(opening.iter().copied().chain(line).collect());
+    }
+    let limit = improved.stopped.filter(|&limit| limit != Limit::Nodes || meter.nodes >= job_nodes);
+    // Under take-back a card home may come back, and docs/correctness.md's proof that
+    // safe foundation moves shorten nothing does not hold: no line is proved shortest.
+    let ended = Shortest { line: best, proved: improved.proved && !rules.takeback, limit };
+    meter.budget.max_nodes = job_nodes;
+    ended
+}

@@ -1,0 +1,159 @@
+//! The shortest line held to a plain breadth-first search: on small random positions, the lower bound never exceeds the fewest costed moves to a win, and the proof finds exactly that many.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use proptest::prelude::*;
+
+use crate::card::Card;
+use crate::moves::generate;
+use crate::position::{Place, Position};
+use crate::search::meter::Meter;
+use crate::search::Budget;
+use crate::variant::{SequenceMoves, Variant};
+
+use super::bound::{blocked_runs, lower_bound};
+use super::proof::branch_and_bound;
+
+/// Positions reachable from a random small position, past which a case is skipped.
+const MAX_STATES: usize = 60_000;
+
+/// Every position reachable from `root` by any move (no automatic ones), and for each
+/// the fewest moves not to a foundation that win from it (None: no win). None if there
+/// are more than MAX_STATES.
+fn fewest_costed_moves(root: &Position, rules: &Variant) -> Option<(Vec<Position>, Vec<Option<u32>>)> {
+    let mut index: HashMap<u128, usize> = HashMap::new();
+    let mut positions = vec![root.clone()];
+    // For each position, the positions one move before it and that move's cost.
+    let mut before: Vec<Vec<(usize, u32)>> = vec![vec![]];
+    index.insert(root.fingerprint(rules), 0);
+    let mut next = 0;
+    let mut moves = vec![];
+    while next < positions.len() {
+        let s = positions[next].clone();
+        moves.clear();
+        generate(&s, rules, true, &mut moves);
+        for &m in &moves {
+            let mut child = s.clone();
+            child.apply(m);
+            let fp = child.fingerprint(rules);
+            let at = *index.entry(fp).or_insert_with(|| {
+                positions.push(child);
+                before.push(vec![]);
+                positions.len() - 1
+            });
+            before[at].push((next, u32::from(m.to != Place::Home)));
+        }
+        if positions.len() > MAX_STATES {
+            return None;
+        }
+        next += 1;
+    }
+    // Backwards from the won positions, moves of cost 0 first (a 0-1 breadth-first search).
+    let mut fewest: Vec<Option<u32>> = vec![None; positions.len()];
+    let mut queue = VecDeque::new();
+    for (i, s) in positions.iter().enumerate() {
+        if s.is_won() {
+            fewest[i] = Some(0);
+            queue.push_back(i);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let d = fewest[i].unwrap_or_else(|| unreachable!("queued with a distance"));
+        for &(j, cost) in &before[i] {
+            if fewest[j].is_none_or(|f| d + cost < f) {
+                fewest[j] = Some(d + cost);
+                if cost == 0 {
+                    queue.push_front(j);
+                } else {
+                    queue.push_back(j);
+                }
+            }
+        }
+    }
+    Some((positions, fewest))
+}
+
+/// A random small position: each suit's lowest cards home (so 8 to 16 cards in play),
+/// the rest shuffled into the columns and cells.
+fn small_position() -> impl Strategy<Value = (Variant, Position)> {
+    let rules = prop_oneof![
+        (0usize..=4).prop_map(|cells| Variant::FREECELL.with_cells(cells)),
+        (0usize..=2).prop_map(|cells| Variant { same_suit: true, ..Variant::FREECELL.with_cells(cells) }),
+        (0usize..=2).prop_map(|cells| Variant { kings_only: true, ..Variant::FREECELL.with_cells(cells) }),
+        (0usize..=1).prop_map(|cells| Variant {
+            sequence_moves: SequenceMoves::Relaxed,
+            ..Variant::FREECELL.with_cells(cells)
+        }),
+    ];
+    (rules, proptest::array::uniform4(9u8..=11), any::<u64>()).prop_filter_map(
+        "a layout the rules can hold",
+        |(rules, home, seed)| {
+            let mut cards: Vec<u8> = (0..52u8)
+                .filter(|&c| Card::from_index(c).is_some_and(|k| k.rank() > home[usize::from(k.suit())]))
+                .collect();
+            let mut rng = seed | 1;
+            let mut draw = |n: usize| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                (rng % n as u64) as usize
+            };
+            for i in (1..cards.len()).rev() {
+                cards.swap(i, draw(i + 1));
+            }
+            let mut columns = vec![vec![]; rules.columns];
+            let mut cells = vec![None; rules.cells];
+            for c in cards {
+                let place = draw(rules.columns + rules.cells);
+                match cells.get_mut(place.wrapping_sub(rules.columns)) {
+                    Some(cell @ None) => *cell = Some(c),
+                    _ => columns[place % rules.columns].push(c),
+                }
+            }
+            Position::new(&rules, &columns, &cells, home).ok().map(|s| (rules, s))
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_lower_bound_never_exceeds_the_fewest_costed_moves_to_a_win((rules, root) in small_position()) {
+        let Some((positions, fewest)) = fewest_costed_moves(&root, &rules) else { return Ok(()) };
+        for (s, fewest) in positions.iter().zip(&fewest) {
+            if let Some(fewest) = *fewest {
+                let (weak, strong) = (blocked_runs(s, &rules), lower_bound(s, &rules));
+                prop_assert!(weak <= strong, "{s:?}");
+                prop_assert!(strong <= fewest, "bound {strong} above {fewest} for {s:?} under {rules:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_proof_finds_exactly_the_fewest_costed_moves((rules, root) in small_position()) {
+        let Some((_, fewest)) = fewest_costed_moves(&root, &rules) else { return Ok(()) };
+        let Some(optimum) = fewest[0] else { return Ok(()) };
+        // The proof plays safe foundation moves at once, as every search does: that must
+        // cost no line its length.
+        let mut start = root.clone();
+        start.autoplay(&rules, &mut vec![]);
+        let mut never = || false;
+        let mut meter = Meter::new(Budget::default(), Instant::now(), &mut never);
+        let found = branch_and_bound(&start, &rules, optimum + 1, &mut meter);
+        prop_assert!(found.proved && found.stopped.is_none());
+        let Some((line, cost)) = found.line else { return Err(TestCaseError::fail(format!("no line of {optimum}"))) };
+        prop_assert_eq!(cost, optimum);
+        prop_assert_eq!(super::cost(&line), optimum);
+        let mut s = start.clone();
+        for &m in &line {
+            prop_assert!(crate::moves::is_legal(&s, &rules, m), "{m} is not legal");
+            s.apply(m);
+        }
+        prop_assert!(s.is_won());
+        // Below the optimum there is nothing, and the search says it has proved so.
+        let none = branch_and_bound(&start, &rules, optimum, &mut meter);
+        prop_assert!(none.line.is_none() && none.proved);
+    }
+}
