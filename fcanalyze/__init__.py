@@ -39,23 +39,23 @@ _find_engine()
 # The names below load on first use (PEP 562), so that `import fcanalyze.launch` costs
 # next to nothing: the command line can then catch Ctrl-C from its very first moment.
 _EXPORTS = {
-    "Board": "board",
-    "format_board": "board",
-    "parse_board": "board",
-    "card_text": "cards",
-    "parse_card": "cards",
-    "LAST_DEAL": "deals",
-    "microsoft_deal": "deals",
+    "Board": "game.board",
+    "format_board": "game.board",
+    "parse_board": "game.board",
+    "card_text": "game.cards",
+    "parse_card": "game.cards",
+    "LAST_DEAL": "game.deals",
+    "microsoft_deal": "game.deals",
     "BoardError": "errors",
     "DealNumberError": "errors",
     "FcanalyzeError": "errors",
     "NotationError": "errors",
     "VariantError": "errors",
-    "SolveResult": "solving",
-    "solve": "solving",
-    "shortest_line": "solving",
-    "FREECELL": "variant",
-    "Variant": "variant",
+    "SolveResult": "solving.solve",
+    "solve": "solving.solve",
+    "shortest_line": "solving.solve",
+    "FREECELL": "game.variant",
+    "Variant": "game.variant",
     "__version__": "_engine",
 }
 
@@ -107,9 +107,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ._engine import __version__
-    from .board import Board, format_board, parse_board
-    from .cards import card_text, parse_card
-    from .deals import LAST_DEAL, microsoft_deal
     from .errors import BoardError, DealNumberError, FcanalyzeError, NotationError, VariantError
-    from .solving import SolveResult, shortest_line, solve
-    from .variant import FREECELL, Variant
+    from .game.board import Board, format_board, parse_board
+    from .game.cards import card_text, parse_card
+    from .game.deals import LAST_DEAL, microsoft_deal
+    from .game.variant import FREECELL, Variant
+    from .solving.solve import SolveResult, shortest_line, solve

@@ -43,7 +43,7 @@ DEFAULT_MAX_MEMORY: int
 
 @final
 class Variant:
-    """The rules a search plays (fcanalyze.solving.engine_variant builds one from a
+    """The rules a search plays (fcanalyze.solving.solve.engine_variant builds one from a
     fcanalyze.Variant). ValueError for cells past 0..8, columns past 4..10, or a
     sequence_moves other than "supermove", "single" or "relaxed"."""
 
@@ -76,7 +76,7 @@ def drop_kept_proof(
 
 @final
 class Budgets:
-    """What a job may spend, and where a proof may spill (fcanalyze.solving builds one
+    """What a job may spend, and where a proof may spill (fcanalyze.solving.solve builds one
     from a fcanalyze.Budgets). With spill_dir, a proof that outgrows max_memory goes on
     as a layered proof with its files there, at most max_disk bytes of them, and stops
     (limit "disk") when the free space on spill_dir's filesystem falls below keep_free

@@ -86,7 +86,7 @@ def timed_sweep(deals: str, cells: str, extra: list[str]) -> tuple[float, int, d
     wall = time.perf_counter() - start
     if proc.returncode:
         sys.exit(f"the sweep failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    from fcanalyze.store import read_dataset
+    from fcanalyze.dataset.store import read_dataset
 
     table = read_dataset(out, ["deal", "cells", "status"]).to_pylist()
     shutil.rmtree(out.parent)

@@ -34,7 +34,7 @@ ENGINE = Path(__file__).resolve().parent.parent / "engine"
 def board_file(deal: int, cells: int, where: Path) -> Path:
     """The deal, one column a line, as the example reads it."""
     from fcanalyze import Variant, microsoft_deal
-    from fcanalyze.cards import card_text
+    from fcanalyze.game.cards import card_text
 
     board = microsoft_deal(deal, Variant.parse("freecell", cells=cells))
     path = where / f"deal-{deal}.txt"
@@ -63,7 +63,7 @@ def main() -> None:
     p.add_argument("--spill-dir", default=tempfile.gettempdir())
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
-    from fcanalyze.budgets import parse_memory
+    from fcanalyze.solving.budgets import parse_memory
 
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "profile_deals"], cwd=ENGINE, check=True)
     program = ENGINE / "target" / "release" / "examples" / "profile_deals"

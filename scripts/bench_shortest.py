@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from fcanalyze.deals import parse_deal_spans
-from fcanalyze.store import read_dataset
+from fcanalyze.dataset.store import read_dataset
+from fcanalyze.game.deals import parse_deal_spans
 from fcanalyze.sweep import run_sweep
 
 

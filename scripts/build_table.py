@@ -133,14 +133,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from fcanalyze.deals import microsoft_deal
-from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
-from fcanalyze.referee import replay
+from fcanalyze.dataset.store import SCHEMA, read_dataset
+from fcanalyze.game.deals import microsoft_deal
+from fcanalyze.game.variant import FREECELL, Variant
+from fcanalyze.referee.replay import replay
 from fcanalyze.status import SOLVED, UNSOLVABLE
-from fcanalyze.store import SCHEMA, read_dataset
-from fcanalyze.table import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK_CELLS, table_path
-from fcanalyze.table import TAKEBACK as TAKEBACK_NAME
-from fcanalyze.variant import FREECELL, Variant
+from fcanalyze.tables.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.tables.shipped import MACHINE_COLUMNS, TABLE_CELLS, TAKEBACK_CELLS, table_path
+from fcanalyze.tables.shipped import TAKEBACK as TAKEBACK_NAME
 
 SWEEP = ["fcanalyze", "sweep", "--deals", f"1-{CLASSIC_DEALS}", "--cells", "0-4"]
 TAKEBACK = Variant.parse(TAKEBACK_NAME)

@@ -23,9 +23,9 @@ import subprocess
 import sys
 
 import fcanalyze
-from fcanalyze.board import format_board
-from fcanalyze.deals import microsoft_deal
-from fcanalyze.variant import Variant
+from fcanalyze.game.board import format_board
+from fcanalyze.game.deals import microsoft_deal
+from fcanalyze.game.variant import Variant
 
 # fc-solve's game for each of our variants (its games set columns, building and what
 # fills an empty column; --freecells-num after it sets the cells).

@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 import fcanalyze
 from fcanalyze.status import SOLVED
-from fcanalyze.table import CLASSIC, TAKEBACK, table_path
+from fcanalyze.tables.shipped import CLASSIC, TAKEBACK, table_path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from build_table import write_sorted

@@ -19,7 +19,7 @@ import argparse
 
 import pandas as pd
 
-from fcanalyze.store import read_dataset
+from fcanalyze.dataset.store import read_dataset
 
 
 def main() -> None:

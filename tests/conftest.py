@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from fcanalyze.store import part_files, read_dataset
+from fcanalyze.dataset.store import part_files, read_dataset
 
 DATA = Path(__file__).parent / "data"
 
@@ -132,7 +132,7 @@ def alive(pid: int) -> bool:
 @pytest.fixture
 def run_cli():
     """Run `fcanalyze ARGS` in-process; returns the click Result (exit code, stdout, stderr)."""
-    from fcanalyze.cli import cli
+    from fcanalyze.cli.commands import cli
 
     runner = CliRunner()
 
@@ -146,7 +146,7 @@ def budget_leaving(mib: int, held: int | None = None) -> str:
     """A --max-memory that leaves the search `mib` MiB (a little less if the process
     grows) in a process that holds `held` bytes (default: this one, as it is now); the
     budget bounds the whole process (budgets.engine_memory)."""
-    from fcanalyze.budgets import PROCESS_RESERVE, resident_bytes
+    from fcanalyze.solving.budgets import PROCESS_RESERVE, resident_bytes
 
     held = (resident_bytes() or 0) if held is None else held
     return f"{(held + PROCESS_RESERVE + mib * 2**20) // 1024}K"

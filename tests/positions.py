@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fcanalyze import FREECELL, Variant, parse_board
-from fcanalyze.board import Board
-from fcanalyze.cards import SUITS, card_text, make_card, parse_card
+from fcanalyze.game.board import Board
+from fcanalyze.game.cards import SUITS, card_text, make_card, parse_card
 
 # An alternating run from the queen of hearts down to the ace of spades.
 CHAIN = ["QH", "JS", "TH", "9S", "8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"]

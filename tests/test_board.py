@@ -6,7 +6,7 @@ import pytest
 from conftest import DATA
 
 from fcanalyze import BoardError, Variant, format_board, microsoft_deal, parse_board
-from fcanalyze.cards import parse_card
+from fcanalyze.game.cards import parse_card
 
 MS1 = (DATA / "ms1.board").read_text()
 
@@ -109,7 +109,7 @@ def test_json_layout():
 
 def _tall_board(column_cards: list[str]) -> str:
     """A board with `column_cards` as its first column and the rest of the deck after."""
-    from fcanalyze.cards import card_text
+    from fcanalyze.game.cards import card_text
 
     rest = [card_text(c) for c in range(52) if card_text(c) not in column_cards]
     others = [rest[i::7] for i in range(7)]
@@ -117,7 +117,7 @@ def _tall_board(column_cards: list[str]) -> str:
 
 
 def test_columns_that_could_grow_past_the_engines_limit_are_refused(run_cli, tmp_path):
-    from fcanalyze.cards import card_text
+    from fcanalyze.game.cards import card_text
 
     deck = [card_text(c) for c in range(52)]
     # 26 cards topped by a 2: with the ace of the other colour on top it would be 27.

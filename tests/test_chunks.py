@@ -12,12 +12,12 @@ pytest.importorskip("fsspec", reason="the dask extra is not installed (pip insta
 
 from conftest import verdicts_at
 
-from fcanalyze.budgets import Budgets
-from fcanalyze.chunks import SHARD_DEALS, Chunk, ChunkStore, shard_of
-from fcanalyze.solutions import HARD_NODES
-from fcanalyze.store import SCHEMA, read_dataset
+from fcanalyze.dataset.chunks import SHARD_DEALS, Chunk, ChunkStore, shard_of
+from fcanalyze.dataset.store import SCHEMA, read_dataset
+from fcanalyze.game.variant import Variant
+from fcanalyze.solving.budgets import Budgets
 from fcanalyze.sweep.cluster import chunk_deals, deal_ranges, gaps, run_chunk
-from fcanalyze.variant import Variant
+from fcanalyze.sweep.solutions import HARD_NODES
 
 UNLIMITED = Budgets(None, None, 1 << 30)
 

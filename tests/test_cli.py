@@ -159,7 +159,7 @@ def test_report_and_export_count_a_copied_part_file_once_and_say_so(run_cli, tmp
 
     import pandas as pd
 
-    from fcanalyze.store import part_files
+    from fcanalyze.dataset.store import part_files
     from fcanalyze.sweep import sweep
 
     dataset = sweep("1-6", cells="4,2", out=tmp_path / "ds", workers=1)
@@ -199,7 +199,7 @@ def test_an_output_name_that_cannot_be_written_is_refused_before_any_work(args, 
     import os
     import shutil
 
-    from fcanalyze.table import table_path
+    from fcanalyze.tables.shipped import table_path
 
     shutil.copy(table_path("freecell,takeback=yes"), tmp_path / "takeback.parquet")
     (tmp_path / os.fsdecode(b"spill\xff")).mkdir()

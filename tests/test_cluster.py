@@ -30,11 +30,11 @@ from conftest import (  # noqa: E402
     wait_for_rows,
 )
 
-from fcanalyze.budgets import Budgets  # noqa: E402
-from fcanalyze.chunks import Chunk, ChunkStore  # noqa: E402
-from fcanalyze.store import part_files, read_dataset  # noqa: E402
+from fcanalyze.dataset.chunks import Chunk, ChunkStore  # noqa: E402
+from fcanalyze.dataset.store import part_files, read_dataset  # noqa: E402
+from fcanalyze.game.variant import Variant  # noqa: E402
+from fcanalyze.solving.budgets import Budgets  # noqa: E402
 from fcanalyze.sweep.cluster import _quiet_teardown, run_chunk  # noqa: E402
-from fcanalyze.variant import Variant  # noqa: E402
 
 SHIPPED_TABLE = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
 # The `dask` command of the environment running the tests.

@@ -10,8 +10,8 @@ import pytest
 from conftest import read_deal_vectors
 
 from fcanalyze import DealNumberError, Variant, format_board, microsoft_deal
-from fcanalyze.cards import card_text
-from fcanalyze.deals import LAST_DEAL, parse_deal_number, shuffled_deck
+from fcanalyze.game.cards import card_text
+from fcanalyze.game.deals import LAST_DEAL, parse_deal_number, shuffled_deck
 
 VECTORS = read_deal_vectors()
 
@@ -98,7 +98,7 @@ def test_random_deals_across_the_whole_range_match_the_peer():
 
 
 def test_card_text_round_trips():
-    from fcanalyze.cards import parse_card
+    from fcanalyze.game.cards import parse_card
 
     assert [card_text(c) for c in range(4)] == ["AC", "AD", "AH", "AS"]
     for c in range(52):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fcanalyze.solving import solve
-from fcanalyze.store import read_dataset
+from fcanalyze.dataset.store import read_dataset
+from fcanalyze.solving.solve import solve
 from fcanalyze.sweep import run_sweep
 
 

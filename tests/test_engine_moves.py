@@ -20,11 +20,11 @@ import random
 import pytest
 
 from fcanalyze import Variant, _engine, microsoft_deal
-from fcanalyze.cards import make_card
-from fcanalyze.notation import CELL, COLUMN, FOUNDATION, parse_move
-from fcanalyze.position import Position
-from fcanalyze.solving import engine_variant
-from fcanalyze.variant import SequenceMoves
+from fcanalyze.game.cards import make_card
+from fcanalyze.game.notation import CELL, COLUMN, FOUNDATION, parse_move
+from fcanalyze.game.variant import SequenceMoves
+from fcanalyze.referee.position import Position
+from fcanalyze.solving.solve import engine_variant
 
 
 def engine_moves(pos: Position) -> set:

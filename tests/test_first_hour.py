@@ -9,7 +9,7 @@ import pytest
 import tqdm
 
 import fcanalyze
-from fcanalyze.progress_bar import ProgressBar
+from fcanalyze.cli.progress import ProgressBar
 from fcanalyze.sweep import expected_cost, plan_sweep
 
 
@@ -45,7 +45,7 @@ def test_messages_about_files(run_cli, tmp_path):
     a_file.write_text("")
     result = run_cli("sweep", "--out", a_file)
     assert result.exit_code == 2 and "afile is a file; a dataset is a directory" in result.stderr
-    from fcanalyze.table import table_path
+    from fcanalyze.tables.shipped import table_path
 
     result = run_cli("export", table_path(), tmp_path / "no" / "dir" / "x.csv")
     assert result.exit_code == 2 and "the directory" in result.stderr and "does not exist" in result.stderr
@@ -125,7 +125,7 @@ def test_escalate_runs_the_undecided_jobs_again_with_doubling_budgets(run_cli, t
     rounds = result.stdout.count("Escalating: the jobs without a verdict run again with ")
     assert "run again with 0.02 s each (up to 60)" in result.stdout and 2 <= rounds < 13
     assert "without a verdict (a budget ran out" not in result.stdout
-    from fcanalyze.store import read_dataset
+    from fcanalyze.dataset.store import read_dataset
 
     rows = read_dataset(out).to_pandas()
     assert len(rows) == 1 and rows.status[0] == "solved" and rows.verified[0]
@@ -199,7 +199,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     import subprocess
     import sys
 
-    code = "import sys, fcanalyze.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
+    code = "import sys, fcanalyze.cli.commands; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -212,7 +212,7 @@ def test_the_readme_tour_runs_no_job_of_billions_and_spills_where_the_user_says(
     so their size can be read there."""
     from pathlib import Path
 
-    from fcanalyze.table import lookup
+    from fcanalyze.tables.shipped import lookup
 
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     tour = readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]

@@ -8,11 +8,11 @@ import random
 import pytest
 
 import fcanalyze
-from fcanalyze.budgets import check_nodes, check_seconds, parse_memory
-from fcanalyze.deals import parse_deal_spans
+from fcanalyze.game.deals import parse_deal_spans
+from fcanalyze.game.variant import Variant
 from fcanalyze.inputs import whole_number
+from fcanalyze.solving.budgets import check_nodes, check_seconds, parse_memory
 from fcanalyze.sweep import parse_cells
-from fcanalyze.variant import Variant
 
 # Characters that have broken parsers before: digits int() takes and ASCII ones it
 # refuses, signs, separators, control characters, NUL, a lone surrogate's neighbours.

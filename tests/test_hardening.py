@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import fcanalyze
-from fcanalyze.budgets import Budgets, parse_memory
+from fcanalyze.solving.budgets import Budgets, parse_memory
 
 
 def _one_error_line(result, message):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from fcanalyze.dataset.store import read_dataset
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.outputs import write_atomically
-from fcanalyze.store import read_dataset
 from fcanalyze.sweep import plan_sweep, sweep
 
 NEUTRAL_CWD = Path(__file__).parent
@@ -201,7 +201,7 @@ def test_reading_a_dataset_never_aborts_the_process_at_exit(two_variants):
     # Reading parts through Python file objects let Arrow's threads outlive the
     # interpreter: about one run in ten died with "terminate called without an active
     # exception" (SIGABRT) after its work was done. Twenty runs would see it.
-    code = f"from fcanalyze.store import read_dataset; print(read_dataset({str(two_variants)!r}).num_rows)"
+    code = f"from fcanalyze.dataset.store import read_dataset; print(read_dataset({str(two_variants)!r}).num_rows)"
     for _ in range(20):
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=NEUTRAL_CWD)
         assert (run.returncode, run.stdout.strip(), run.stderr) == (0, "48", "")

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcanalyze import solve
-from fcanalyze.budgets import kept_proofs
+from fcanalyze.solving.budgets import kept_proofs
 
 
 @contextlib.contextmanager

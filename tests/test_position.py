@@ -9,9 +9,9 @@ import pytest
 from positions import CHAIN, full_board
 
 from fcanalyze import Variant, microsoft_deal
-from fcanalyze.cards import parse_card
-from fcanalyze.notation import CELL, COLUMN, FOUNDATION, Move, parse_move
-from fcanalyze.position import IllegalMove, Position, supermove_limit
+from fcanalyze.game.cards import parse_card
+from fcanalyze.game.notation import CELL, COLUMN, FOUNDATION, Move, parse_move
+from fcanalyze.referee.position import IllegalMove, Position, supermove_limit
 
 # RULES.md's table: empty cells -> limits for (non-empty destination with 0, 1, 2 empty
 # columns) and (empty destination with 1, 2 empty columns in all).

@@ -9,8 +9,8 @@ import pytest
 from conftest import DATA
 
 from fcanalyze import NotationError, Variant, microsoft_deal
-from fcanalyze.board import Board
-from fcanalyze.notation import (
+from fcanalyze.game.board import Board
+from fcanalyze.game.notation import (
     CELL,
     COLUMN,
     FOUNDATION,
@@ -21,10 +21,10 @@ from fcanalyze.notation import (
     parse_solution,
     solution_tokens,
 )
-from fcanalyze.position import IllegalMove, Position
-from fcanalyze.referee import _play_fast, replay
-from fcanalyze.scoring import score
-from fcanalyze.variant import SequenceMoves
+from fcanalyze.game.scoring import score
+from fcanalyze.game.variant import SequenceMoves
+from fcanalyze.referee.position import IllegalMove, Position
+from fcanalyze.referee.replay import _play_fast, replay
 
 SOLUTIONS = {
     "lg": (DATA / "ms1-4cells.fcsolve-lg.snx.txt").read_text(),

@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import crosscheck_verdicts, run_fcanalyze
 
-from fcanalyze import report
+from fcanalyze.dataset.store import read_dataset
 from fcanalyze.outputs import percent
-from fcanalyze.store import read_dataset
+from fcanalyze.report import analysis
+from fcanalyze.report.document import Report
 from fcanalyze.sweep import sweep
 
 DEALS = range(1, 61)
@@ -27,7 +28,7 @@ def dataset(tmp_path_factory):
 
 def test_summary_counts_match_the_exhaustive_verdicts(dataset):
     known = crosscheck_verdicts()
-    table = report.summarize(dataset).set_index("cells")
+    table = analysis.summarize(dataset).set_index("cells")
     assert list(table.index) == [4, 2, 1]
     for cells in (2, 1):
         solved = sum(known[(d, cells)] == "solved" for d in DEALS)
@@ -49,7 +50,7 @@ def test_effort_is_per_outcome_over_the_searched_rows(dataset):
     decided: one median over both mixed first moves with exhaustive proofs, and left
     out the rows a proof with more cells settled."""
     rows = read_dataset(dataset).to_pandas()
-    effort = report.effort(dataset).set_index(["cells", "outcome"])
+    effort = analysis.effort(dataset).set_index(["cells", "outcome"])
     assert list(effort.index) == [(4, "solved"), (2, "solved"), (2, "unsolvable"), (1, "solved"), (1, "unsolvable")]
     for (cells, outcome), row in effort.iterrows():
         mine = rows[(rows["cells"] == cells) & (rows["status"] == outcome)]
@@ -66,7 +67,7 @@ def test_effort_is_per_outcome_over_the_searched_rows(dataset):
 
 def test_the_same_deal_is_compared_across_cell_counts(dataset):
     rows = read_dataset(dataset).to_pandas().set_index(["deal", "cells"])
-    table = report.paired(dataset).set_index(["from_cells", "to_cells", "from_status", "to_status"])
+    table = analysis.paired(dataset).set_index(["from_cells", "to_cells", "from_status", "to_status"])
     assert sorted(table.index) == sorted(
         [(4, 2, "solved", "solved"), (4, 2, "solved", "unsolvable"), (2, 1, "solved", "solved"),
          (2, 1, "solved", "unsolvable")]
@@ -90,7 +91,7 @@ def test_the_same_deal_is_compared_across_cell_counts(dataset):
 
 def test_transitions_list_exactly_the_deals_lost(dataset):
     known = crosscheck_verdicts()
-    table, lost = report.transitions(dataset)
+    table, lost = analysis.transitions(dataset)
     steps = table.set_index(["from_cells", "to_cells"])
     lost_2_to_1 = sorted(d for d in DEALS if known[(d, 2)] == "solved" and known[(d, 1)] == "unsolvable")
     lost_4_to_2 = sorted(d for d in DEALS if known[(d, 2)] == "unsolvable")
@@ -103,7 +104,7 @@ def test_transitions_list_exactly_the_deals_lost(dataset):
 
 def test_fewest_cells_per_deal(dataset):
     known = crosscheck_verdicts()
-    table = report.min_cells(dataset).set_index("deal")
+    table = analysis.min_cells(dataset).set_index("deal")
     for d in DEALS:
         row = table.loc[d]
         if known[(d, 1)] == "solved":
@@ -119,7 +120,7 @@ def test_fewest_cells_per_deal(dataset):
 
 def test_hardest_deals_are_the_top_of_each_list(dataset):
     rows = read_dataset(dataset).to_pandas()
-    top = report.hardest(dataset, n=3)
+    top = analysis.hardest(dataset, n=3)
     for cells in (4, 2, 1):
         won = rows[(rows["cells"] == cells) & (rows["status"] == "solved")]
         by_nodes = top[(top["by"] == "nodes") & (top["cells"] == cells)]
@@ -158,7 +159,7 @@ def test_a_wrong_verdict_is_flagged_loudly(dataset, tmp_path):
     known = crosscheck_verdicts()
     deal = next(d for d in DEALS if known[(d, 2)] == "solved")
     frame.loc[(frame["deal"] == deal) & (frame["cells"] == 4), "status"] = "unsolvable"
-    built = report.Report.build(frame)
+    built = Report.build(frame)
     assert any("CONTRADICTION" in p for p in built.problems())
     assert "!!! CONTRADICTION" in built.terminal()
 
@@ -168,14 +169,14 @@ def test_published_counts_are_compared_when_all_classic_deals_are_there(tmp_path
     # A fresh sweep of all 32,000 deals (about 20 s on 2 cores); the default suite
     # checks the comparison on the shipped table instead.
     out = sweep("1-32000", cells=4, out=tmp_path / "classic", workers=2, max_seconds=None)
-    built = report.Report.build(out)
+    built = Report.build(out)
     row = built.published.iloc[0]
     assert (row["cells"], row["measured_winnable"], row["measured_unwinnable"], row["agrees"]) == (4, 31999, 1, "yes")
     assert built.problems() == []
     # One wrong verdict must be impossible to miss.
     frame = built.data.copy()
     frame.loc[frame["deal"] == 617, "status"] = "unsolvable"
-    wrong = report.Report.build(frame)
+    wrong = Report.build(frame)
     assert any(p.startswith("MISMATCH with published counts at 4 cells") for p in wrong.problems())
     assert "> **Warning.** MISMATCH" in wrong.markdown("x", [])
 
@@ -216,14 +217,14 @@ def test_an_out_that_cannot_be_written_fails_before_the_report_is_built(dataset,
 @pytest.fixture(scope="module")
 def shipped_report():
     """The report of the shipped table, built once (160,000 rows take a while)."""
-    from fcanalyze.table import table_path
+    from fcanalyze.tables.shipped import table_path
 
-    return report.Report.build(report.load(str(table_path())), top=2)
+    return Report.build(analysis.load(str(table_path())), top=2)
 
 
 def test_the_terminal_report_of_the_shipped_table_fits_100_columns_and_follows_top(shipped_report):
     two = shipped_report.terminal()
-    five = dataclasses.replace(shipped_report, hardest=report.hardest(shipped_report.data, 5), top=5).terminal()
+    five = dataclasses.replace(shipped_report, hardest=analysis.hardest(shipped_report.data, 5), top=5).terminal()
     assert max(len(line) for line in five.splitlines()) <= 100
     assert "99.997%" in two and "100.00%" not in two  # 31,999 of 32,000 is not all
     assert "Hardest solved deals by solution length" in two
@@ -249,7 +250,7 @@ def test_a_real_mismatch_is_still_flagged(shipped_report):
     shipped = shipped_report.data.copy()
     wrong = shipped.index[(shipped["cells"] == 3) & (shipped["status"] == "unsolvable")][:1]
     shipped.loc[wrong, "status"] = "solved"
-    built = dataclasses.replace(shipped_report, published=report.published_comparison(shipped))
+    built = dataclasses.replace(shipped_report, published=analysis.published_comparison(shipped))
     assert list(built.published["agrees"])[3] == "NO"
     assert any("MISMATCH with published counts at 3 cells" in p for p in built.problems())
 
@@ -277,7 +278,7 @@ def test_the_fewest_cells_a_reserve_game_can_be_played_with_is_exact():
             "status": ["solved", "solved", "solved", "solved"],
         }
     )
-    fewest = report.min_cells(frame).set_index("variant")
+    fewest = analysis.min_cells(frame).set_index("variant")
     assert fewest.loc["seahaven", "min_cells"] == 2 and bool(fewest.loc["seahaven", "exact"])
     assert fewest.loc["freecell", "min_cells"] == 2 and not bool(fewest.loc["freecell", "exact"])
 
@@ -290,7 +291,7 @@ def takeback_sweep(tmp_path_factory):
 
 
 def test_takeback_is_set_beside_the_classic_table(takeback_sweep, tmp_path):
-    from fcanalyze.table import table_path
+    from fcanalyze.tables.shipped import table_path
 
     out = tmp_path / "rep"
     done = run_fcanalyze("report", table_path(), takeback_sweep, "--out", out)
@@ -312,16 +313,16 @@ def test_takeback_is_set_beside_the_classic_table(takeback_sweep, tmp_path):
 
 
 def test_takeback_losing_a_classic_win_is_flagged(takeback_sweep):
-    from fcanalyze.table import table_path
+    from fcanalyze.tables.shipped import table_path
 
-    frame = report.load([table_path(), takeback_sweep])
+    frame = analysis.load([table_path(), takeback_sweep])
     # Deal 85 is won with 2 cells under the classic rules: losing it with take-back is wrong.
     wrong = frame["variant"].eq("freecell,takeback=yes") & frame["deal"].eq(85) & frame["cells"].eq(2)
     assert frame[(frame["variant"] == "freecell") & (frame["deal"] == 85) & (frame["cells"] == 2)]["status"].item() == (
         "solved"
     )
     frame.loc[wrong, "status"] = "unsolvable"
-    problems = report.Report.build(frame).problems()
+    problems = Report.build(frame).problems()
     assert any(p.startswith("CONTRADICTION: 1 deal(s) won without take-back but lost with it") for p in problems)
 
 
@@ -375,10 +376,10 @@ def test_plots_keep_titles_labels_legends_and_ticks_clear_of_each_other(takeback
     import matplotlib.pyplot
     from matplotlib.text import Text
 
-    from fcanalyze import plots
-    from fcanalyze.table import table_path
+    from fcanalyze.report import plots
+    from fcanalyze.tables.shipped import table_path
 
-    built = report.Report.build([table_path(), takeback_sweep])
+    built = Report.build([table_path(), takeback_sweep])
     drawn = plots.figures(built)
     # The take-back sweep counts its moves not to a foundation, so its lines have a plot.
     assert list(drawn) == ["solvable_share.png", "moves.png", "shortest.png", "nodes.png", "nodes_ecdf.png",
@@ -442,7 +443,7 @@ def test_report_tables_keep_their_types_and_the_dataset_reads_as_integers(datase
                 assert not values or not all(v.lstrip("-").isdigit() for v in values), (file.name, name)
                 assert "None" not in values and "<NA>" not in values, (file.name, name)
     # The library's reader and the documented pandas call give nullable integers.
-    from fcanalyze.store import read_frame
+    from fcanalyze.dataset.store import read_frame
 
     for rows in (read_frame(dataset), pd.read_parquet(dataset, dtype_backend="numpy_nullable")):
         assert str(rows["moves"].dtype) == "Int32" and str(rows["implied_by"].dtype) == "Int8"
@@ -494,7 +495,7 @@ def test_the_guide_names_every_column_of_every_table_a_report_writes(dataset):
     from pathlib import Path
 
     guide = (Path(__file__).parents[1] / "docs" / "guide.md").read_text()
-    reported = report.Report.build(dataset)
+    reported = Report.build(dataset)
     for name, frame in reported.tables().items():
         assert f"`{name}.csv`" in guide, name
         section = guide.split(f"`{name}.csv`", 1)[1].split("\n\n", 1)[0]

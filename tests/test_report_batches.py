@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("fsspec", reason="the dask extra is not installed (pip install 'fcanalyze[dask]')")
 
-from fcanalyze import chunks
-from fcanalyze.chunks import Chunk, ChunkStore
-from fcanalyze.report import Report
-from fcanalyze.report_batches import build_by_shard, quantile_of_counts, three_figures
-from fcanalyze.store import SCHEMA, chunked_layout, read_dataset
+from fcanalyze.dataset import chunks
+from fcanalyze.dataset.chunks import Chunk, ChunkStore
+from fcanalyze.dataset.store import SCHEMA, chunked_layout, read_dataset
+from fcanalyze.report.batches import build_by_shard, quantile_of_counts, three_figures
+from fcanalyze.report.document import Report
 
 SHIPPED = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
 
@@ -61,7 +61,7 @@ def test_a_report_by_shard_is_the_whole_report(sharded):
     assert len(list(path.glob("shard=*"))) == 4
     whole = Report.build(table.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
                                                                   pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
-    parts = build_by_shard(path, 10, 160_000)
+    parts = Report(**build_by_shard(path, 10, 160_000))
     pd.testing.assert_frame_equal(parts.summary, whole.summary, check_dtype=False)
     # Effort per outcome: counts and maxima exact, quantiles of nodes to three figures.
     approximate = ["nodes_median", "nodes_p90"]
@@ -93,7 +93,7 @@ def test_a_report_by_shard_is_the_whole_report(sharded):
 
 
 def test_the_cli_reports_a_big_dataset_by_shard(sharded, run_cli, monkeypatch, tmp_path):
-    from fcanalyze import report_batches
+    from fcanalyze.report import batches as report_batches
 
     path, _ = sharded
     monkeypatch.setattr(report_batches, "BATCH_ROWS", 100_000)
@@ -124,7 +124,7 @@ def test_steps_between_cell_counts_are_the_datasets_not_a_shards(sharded):
     rows = read_dataset(path)
     whole = Report.build(rows.to_pandas(types_mapper=lambda t: {pa.int8(): pd.Int8Dtype(), pa.int32(): pd.Int32Dtype(),
                                                                  pa.int64(): pd.Int64Dtype()}.get(t)))  # fmt: skip
-    parts = build_by_shard(path, 10, rows.num_rows)
+    parts = Report(**build_by_shard(path, 10, rows.num_rows))
     assert list(zip(parts.transitions["from_cells"], parts.transitions["to_cells"])) == [(4, 2), (2, 1)]
     pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)
     pd.testing.assert_frame_equal(
@@ -141,7 +141,7 @@ def test_a_report_by_shard_picks_cells_and_deals_as_the_whole_does(sharded):
                                                     pa.int64(): pd.Int64Dtype()}.get(t))  # fmt: skip
     picked = {"cells": [4, 2, 1], "deals": [(1, 9_000), (20_000, 20_000)]}
     whole = Report.build(frame, **picked)
-    parts = build_by_shard(path, 10, 160_000, **picked)
+    parts = Report(**build_by_shard(path, 10, 160_000, **picked))
     assert list(parts.summary["cells"]) == [4, 2, 1] and list(parts.summary["jobs"]) == [9_001] * 3
     pd.testing.assert_frame_equal(parts.summary, whole.summary, check_dtype=False)
     pd.testing.assert_frame_equal(parts.transitions, whole.transitions, check_dtype=False)

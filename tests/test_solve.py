@@ -15,10 +15,10 @@ from conftest import DATA, budget_leaving, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
-from fcanalyze.budgets import Budgets, kept_proofs
 from fcanalyze.errors import FcanalyzeError
-from fcanalyze.referee import replay
-from fcanalyze.solving import EngineError, solve_within
+from fcanalyze.referee.replay import replay
+from fcanalyze.solving.budgets import Budgets, kept_proofs
+from fcanalyze.solving.solve import EngineError, solve_within
 
 
 def test_deal_one_is_solved_and_the_solution_replays():
@@ -260,7 +260,7 @@ def test_a_ticker_counts_seconds_on_a_terminal_and_clears_its_line():
     import io
     import time
 
-    from fcanalyze.progress_bar import Ticker
+    from fcanalyze.cli.progress import Ticker
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -385,7 +385,7 @@ def test_layered_proofs_leave_their_disk_a_floor_of_free_space_whoever_fills_it(
     # A sweep's jobs get the floor its budgets were made with (here, as if the disk were
     # full), and the command says what to do.
     out = tmp_path / "out"
-    monkeypatch.setattr("fcanalyze.budgets.default_keep_free", lambda spill_dir, max_disk_given: 4 * free)
+    monkeypatch.setattr("fcanalyze.solving.budgets.default_keep_free", lambda spill_dir, max_disk_given: 4 * free)
     args = ("sweep", "--deals", "11982", "--cells", "4", "--out", out, "--spill-dir", spill, "--layered")
     full = run_cli(*args)
     assert full.exit_code == 0, full.output
@@ -454,7 +454,7 @@ def test_max_memory_bounds_the_whole_process_as_the_os_counts_it(budget):
     within --max-memory (once it held the engine's budget and Python's own besides)."""
     peak, out = peak_rss_of("solve", "982", "--cells", "2", "--max-memory", budget, "--max-seconds", "60")
     assert "UNKNOWN (limit: memory)" in out and "fcanalyze lookup 982" in out
-    assert peak <= fcanalyze.budgets.parse_memory(budget), f"{peak / 2**20:.0f} MiB"
+    assert peak <= fcanalyze.solving.budgets.parse_memory(budget), f"{peak / 2**20:.0f} MiB"
 
 
 def test_a_memory_budget_the_process_already_exceeds_is_refused(run_cli):
@@ -467,14 +467,14 @@ def test_solve_json_stays_strict_json_when_a_time_is_not_a_number(run_cli, monke
     still print JSON (null there), not Python's bare NaN, which JSON parsers refuse."""
     import dataclasses
 
-    import fcanalyze.cli
+    import fcanalyze.cli.commands
 
-    real = fcanalyze.cli.solve_job
+    real = fcanalyze.cli.commands.solve_job
 
     def odd_times(*args, **kwargs):
         return dataclasses.replace(real(*args, **kwargs), seconds=float("inf"), resumed_seconds=float("nan"))
 
-    monkeypatch.setattr(fcanalyze.cli, "solve_job", odd_times)
+    monkeypatch.setattr(fcanalyze.cli.commands, "solve_job", odd_times)
 
     def refuse(constant):
         raise ValueError(f"not JSON: {constant}")
@@ -506,13 +506,15 @@ def test_shortest_gives_a_shorter_line_the_referee_replays_and_says_whether_it_i
     assert "shortest: " in shown.stdout
 
 
-def test_a_deal_proved_shortest_has_no_shorter_line_than_a_plain_search_to_the_end_finds(run_cli):
-    """Deal 2 with 1 cell is proved shortest by --shortest; the branch and bound given
-    the line itself as a start proves the same count again."""
-    short = solve(2, cells=1, shortest=True)
-    assert short.shortest_proved is True
-    again = fcanalyze.shortest_line(2, short.solution, cells=1)
-    assert again.shortest_proved is True and again.non_foundation_moves == short.non_foundation_moves
+def test_a_line_proved_shortest_is_proved_again_from_itself_and_the_cli_says_so(run_cli):
+    """Deal 3 with 4 cells is proved shortest by --shortest (18 moves not to a
+    foundation); the search given that line as its start proves the same count again."""
+    short = solve(3, shortest=True)
+    assert short.shortest_proved is True and short.non_foundation_moves == 18
+    again = fcanalyze.shortest_line(3, short.solution)
+    assert again.shortest_proved is True and again.non_foundation_moves == 18
+    shown = run_cli("solve", "3", "--shortest")
+    assert "shortest: proved, no line wins in fewer than 18 moves not to a foundation" in shown.stdout
 
 
 def test_shortest_line_refuses_a_line_that_does_not_win():

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from fcanalyze.dataset.store import COLUMNS, PART_REWRITES, Dataset, Row, part_files, read_dataset
 from fcanalyze.errors import FcanalyzeError, FcanalyzeWarning
-from fcanalyze.store import COLUMNS, PART_REWRITES, Dataset, Row, part_files, read_dataset
 
 
 def test_row_fields_are_the_schema_columns_in_order():
@@ -81,7 +81,7 @@ def test_a_growing_part_is_written_plain_and_compressed_once_full_or_at_close(tm
 def test_arrow_columns_are_what_pa_array_makes_of_the_same_values():
     import pyarrow as pa
 
-    from fcanalyze.store import SCHEMA, arrow_column
+    from fcanalyze.dataset.store import SCHEMA, arrow_column
 
     moment = datetime(2026, 12, 3, 18, 9, 0, 123456, tzinfo=timezone.utc)
     samples = {

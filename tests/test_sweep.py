@@ -23,11 +23,11 @@ from conftest import (
 )
 
 import fcanalyze
-from fcanalyze.deals import parse_deal_ranges, parse_deal_spans
+from fcanalyze.dataset.jobs import DealSpans, JobSpace
+from fcanalyze.dataset.store import SCHEMA, Dataset, read_dataset
 from fcanalyze.errors import FcanalyzeError
-from fcanalyze.jobs import DealSpans, JobSpace
-from fcanalyze.referee import replay
-from fcanalyze.store import SCHEMA, Dataset, read_dataset
+from fcanalyze.game.deals import parse_deal_ranges, parse_deal_spans
+from fcanalyze.referee.replay import replay
 from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
 
 # --- deal ranges and cell lists -----------------------------------------------------------
@@ -210,10 +210,10 @@ def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_
 def test_a_chunk_sent_to_a_worker_that_just_died_goes_back_to_the_queue(tmp_path):
     """The race CI once hit: a worker dies after the pool's last look and before its
     next chunk is sent. The send must not raise, nor blame the chunk's jobs."""
-    from fcanalyze.budgets import Budgets
+    from fcanalyze.game.variant import Variant
+    from fcanalyze.solving.budgets import Budgets
     from fcanalyze.sweep.pool import Pool
     from fcanalyze.sweep.queue import JobQueue
-    from fcanalyze.variant import Variant
 
     rules = Variant.parse("freecell", cells=4)
     space = JobSpace(DealSpans(parse_deal_spans("1-6")), [4], rules.name)
@@ -229,9 +229,9 @@ def test_a_chunk_sent_to_a_worker_that_just_died_goes_back_to_the_queue(tmp_path
 
 
 def _queue(deals: str, cells: list[int], kept=None, recorded=None):
-    from fcanalyze.budgets import Budgets
+    from fcanalyze.game.variant import Variant
+    from fcanalyze.solving.budgets import Budgets
     from fcanalyze.sweep.queue import JobQueue
-    from fcanalyze.variant import Variant
 
     rules = Variant.parse("freecell", cells=max(cells))
     space = JobSpace(DealSpans(parse_deal_spans(deals)), cells, rules.name)
@@ -291,7 +291,7 @@ def test_no_job_waits_behind_a_long_one(tmp_path):
 
 def test_an_engine_bug_becomes_an_error_row_not_a_verdict(tmp_path, monkeypatch):
     import fcanalyze.sweep.rows as sweep_module
-    from fcanalyze.solving import EngineError
+    from fcanalyze.solving.solve import EngineError
 
     def buggy(deal, rules, budgets):
         raise EngineError(f"engine bug: its solution of deal {deal} fails the referee")

@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from fcanalyze import Variant, microsoft_deal
-from fcanalyze.published import CLASSIC_DEALS, WINNABLE_CLASSIC
-from fcanalyze.referee import replay
-from fcanalyze.store import SCHEMA, read_dataset
-from fcanalyze.table import (
+from fcanalyze.dataset.store import SCHEMA, read_dataset
+from fcanalyze.referee.replay import replay
+from fcanalyze.tables.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.tables.shipped import (
     LONG_JOB_NODES,
     MACHINE_COLUMNS,
     TABLE_CELLS,
@@ -185,7 +185,7 @@ def test_a_sweep_that_leaves_jobs_undecided_says_what_the_table_knows_of_them(ru
 
 
 def test_fewest_cells_is_exact_only_when_no_smaller_count_is_undecided():
-    from fcanalyze.table import DealFacts, Verdict
+    from fcanalyze.tables.shipped import DealFacts, Verdict
 
     def facts(*statuses):
         return DealFacts(1, {k: Verdict(k, s, None, None, None, None, None, None) for k, s in enumerate(statuses)})

@@ -8,10 +8,10 @@ import pytest
 from conftest import verdicts_at
 
 from fcanalyze import NotationError, Variant, microsoft_deal, solve
-from fcanalyze.cards import make_card, parse_card
-from fcanalyze.notation import CELL, COLUMN, FOUNDATION, Move, format_move, parse_move
-from fcanalyze.position import IllegalMove, Position
-from fcanalyze.referee import replay
+from fcanalyze.game.cards import make_card, parse_card
+from fcanalyze.game.notation import CELL, COLUMN, FOUNDATION, Move, format_move, parse_move
+from fcanalyze.referee.position import IllegalMove, Position
+from fcanalyze.referee.replay import replay
 
 TAKEBACK = Variant.parse("freecell,takeback=yes")
 

@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from fcanalyze import Variant, microsoft_deal
-from fcanalyze.published import CLASSIC_DEALS
-from fcanalyze.referee import replay
-from fcanalyze.store import SCHEMA
-from fcanalyze.table import CLASSIC, MACHINE_COLUMNS, TAKEBACK, TAKEBACK_CELLS, lookup, table_path
+from fcanalyze.dataset.store import SCHEMA
+from fcanalyze.referee.replay import replay
+from fcanalyze.tables.published import CLASSIC_DEALS
+from fcanalyze.tables.shipped import CLASSIC, MACHINE_COLUMNS, TAKEBACK, TAKEBACK_CELLS, lookup, table_path
 
 pytestmark = pytest.mark.skipif(not table_path(TAKEBACK).is_file(), reason="the take-back table is not built")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fcanalyze import Variant, VariantError
-from fcanalyze.variant import Build, EmptyColumn, SequenceMoves
+from fcanalyze.game.variant import Build, EmptyColumn, SequenceMoves
 
 
 def test_default_is_classic_freecell():

@@ -10,7 +10,7 @@ use crate::position::Position;
 use crate::search::{self, Budget, Request, Spill, Status};
 use crate::variant::{SequenceMoves, Variant, MAX_CELLS, MAX_COLUMNS};
 
-/// The rules a search plays, handed over once per job: fcanalyze.solving builds it
+/// The rules a search plays, handed over once per job: fcanalyze.solving.solve builds it
 /// from a fcanalyze.Variant (the same concept, the same name on both sides).
 #[pyclass(frozen, name = "Variant", module = "fcanalyze._engine")]
 struct PyVariant(Variant);
@@ -58,7 +58,7 @@ impl PyVariant {
 }
 
 /// What a job may spend and where a proof may spill, handed over once per job as one
-/// typed object: fcanalyze.solving builds it from a fcanalyze.Budgets (the same concept,
+/// typed object: fcanalyze.solving.solve builds it from a fcanalyze.solving.budgets.Budgets (the same concept,
 /// the same name on both sides).
 #[pyclass(frozen, name = "Budgets", module = "fcanalyze._engine")]
 struct PyBudgets {
@@ -160,7 +160,7 @@ fn solve<'py>(
             }
         };
         // A panic is a bug, never a verdict: it reaches Python as an error of one line
-        // (fcanalyze.solving makes it an EngineError), not as a PanicException.
+        // (fcanalyze.solving.solve makes it an EngineError), not as a PanicException.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             search::decide(&start, &rules, &request, &mut interrupted)
         }))

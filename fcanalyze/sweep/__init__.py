@@ -8,20 +8,27 @@ flushed), progress (the callback the CLI draws).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING
 
-from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS
-from .plan import (
-    MAX_SWEEP_JOBS,
-    SweepPlan,
-    SweepSummary,
-    default_max_memory,
-    default_workers,
-    parse_cells,
-    plan_sweep,
-)
-from .progress import Progress, Tally, expected_cost
+# The names below load on first use (PEP 562): the command line imports the light
+# modules of this package (`solutions`) without pyarrow, which `plan` brings.
+_EXPORTS = {
+    "DEFAULT_MAX_MEMORY": "..solving.budgets",
+    "DEFAULT_MAX_SECONDS": "..solving.budgets",
+    "MAX_SWEEP_JOBS": ".plan",
+    "SweepPlan": ".plan",
+    "SweepSummary": ".plan",
+    "default_max_memory": ".plan",
+    "default_workers": ".plan",
+    "parse_cells": ".plan",
+    "plan_sweep": ".plan",
+    "Progress": ".progress",
+    "Tally": ".progress",
+    "expected_cost": ".progress",
+    "run_sweep": ".api",
+    "sweep": ".api",
+}
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
@@ -41,37 +48,29 @@ __all__ = [
 ]
 
 
-def sweep(
-    deals: list[int] | range | str,
-    cells: list[int] | int | str | None = None,
-    out: str | os.PathLike = "fcanalyze-results",
-    **options,
-) -> Path | str:
-    """Decides every (deal, cells) job into the dataset at `out`; returns its path.
-
-    `cells` None (the default, as on the command line) runs 4, 2 and 1 cells, or for
-    a variant that deals cards into the cells (seahaven, eight-off) its own count down
-    to the dealt cards.
-
-    Jobs already in the dataset are skipped (with `retry_unknown=True`, `unknown`
-    and `error` rows are run again and replaced). With `scheduler` (like
-    tcp://host:8786) the jobs run on that Dask cluster's workers, which write the
-    dataset at `out` themselves: a directory they all reach, or an fsspec URL (then
-    returned as given). The options (variant, workers, budgets, retry_unknown,
-    progress, scheduler, solutions) are plan_sweep's.
-    """
-    return run_sweep(deals, cells, out, **options).path
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 
-def run_sweep(
-    deals: list[int] | range | str,
-    cells: list[int] | int | str | None = None,
-    out: str | os.PathLike = "fcanalyze-results",
-    **options,
-) -> SweepSummary:
-    """Like sweep(), returning a SweepSummary."""
-    plan = plan_sweep(deals, cells, out, **options)
-    try:
-        return plan.run()
-    finally:
-        plan.close()
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from ..solving.budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS
+    from .api import run_sweep, sweep
+    from .plan import (
+        MAX_SWEEP_JOBS,
+        SweepPlan,
+        SweepSummary,
+        default_max_memory,
+        default_workers,
+        parse_cells,
+        plan_sweep,
+    )
+    from .progress import Progress, Tally, expected_cost

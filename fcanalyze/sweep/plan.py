@@ -5,31 +5,27 @@ from __future__ import annotations
 import collections
 import logging
 import os
-import signal
 import socket
-import threading
 import time
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, check_spill_dir, parse_memory
-from ..chunks import SHARD_PREFIX
+from ..cluster import LOCAL, check_scheduler_address, cores
+from ..dataset.chunks import SHARD_PREFIX
+from ..dataset.jobs import DealSpans, JobSpace
+from ..dataset.store import Dataset, Row
 from ..errors import FcanalyzeError, VariantError
+from ..game.variant import MAX_CELLS, Variant, check_cell_count
 from ..inputs import quote, whole_number
-from ..jobs import DealSpans, JobSpace, Key
-from ..outputs import check_output_path, percent
-from ..solutions import SOLUTIONS, with_solution_kept
-from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
-from ..store import Dataset, Row
-from ..variant import MAX_CELLS, Variant, check_cell_count
+from ..outputs import check_output_path
+from ..solving.budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, check_spill_dir, parse_memory
+from ..status import ERROR, UNKNOWN
 from .progress import Progress, expected_cost
 from .queue import JobQueue
 from .recorder import Recorder
-
-# --scheduler local (cluster.LOCAL, not imported here: the local pool never needs Dask).
-LOCAL = "local"
+from .solutions import SOLUTIONS, with_solution_kept
+from .summary import SweepSummary, catch_stop_signals
 
 if TYPE_CHECKING:
     from .cluster import ClusterPlan
@@ -46,7 +42,7 @@ DEFAULT_CELLS = [4, 2, 1]
 
 
 def default_workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores()
 
 
 def default_max_memory(workers: int) -> int:
@@ -81,52 +77,6 @@ def parse_cells(text: str | int | list[int] | tuple[int, ...]) -> list[int]:
     for k in items:
         check_cell_count(k)
     return sorted(set(items), reverse=True)
-
-
-@dataclass
-class SweepSummary:
-    """What a sweep did: per cell count, the verdicts of all its jobs now in the dataset."""
-
-    path: Path | str  # a directory, or a cluster sweep's fsspec URL
-    variant: str
-    jobs: int
-    already_done: int
-    ran: int = 0
-    interrupted: bool = False
-    wall_seconds: float = 0.0
-    engine_seconds: float = 0.0
-    verify_seconds: float = 0.0
-    write_seconds: float = 0.0
-    worker_deaths: int = 0
-    # A cluster sweep's: the part files its workers wrote, and tasks that failed
-    # (their chunks are left for the next run).
-    bytes_written: int = 0
-    failed_tasks: int = 0
-    # cells -> status -> count, over every job of the sweep (old rows included), or for
-    # a cluster sweep, which reads no row, over the jobs run now (`only_run_now`);
-    # "left" counts the jobs not in the dataset yet (a stopped sweep).
-    by_cells: dict[int, collections.Counter] = field(default_factory=dict)
-    only_run_now: bool = False
-    # The jobs of the sweep whose rows are unknown or error, as (deal, variant, cells);
-    # a cluster sweep, which reads no row, leaves it empty.
-    undecided: list[Key] = field(default_factory=list)
-
-    def table(self) -> str:
-        """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
-        the decided ones."""
-        left = any(c["left"] for c in self.by_cells.values())
-        head = f"{'cells':>5} {'jobs':>8} {'solved':>8} {'unsolvable':>10} {'unknown':>8} {'error':>6}"
-        lines = [head + (f" {'left':>8}" if left else "") + f" {'solvable':>9}"]
-        for cells in sorted(self.by_cells, reverse=True):
-            c = self.by_cells[cells]
-            jobs = sum(c.values())
-            decided = c[SOLVED] + c[UNSOLVABLE]
-            share = f"{percent(c[SOLVED] / decided):>9}" if decided else f"{'-':>9}"
-            lines.append(
-                f"{cells:>5} {jobs:>8,} {c[SOLVED]:>8,} {c[UNSOLVABLE]:>10,} "
-                f"{c[UNKNOWN]:>8,} {c[ERROR]:>6,}" + (f" {c['left']:>8,}" if left else "") + f" {share}"
-            )
-        return "\n".join(lines)
 
 
 class Backend(Protocol):
@@ -171,7 +121,7 @@ def plan_sweep(
     the memory budget go on as layered proofs on disk, and `layered` start them at once;
     with `shortest`, each won job's line is the shortest the search finds within the
     budgets (budgets.Budgets)."""
-    from ..deals import parse_deal_spans
+    from ..game.deals import parse_deal_spans
 
     check_output_path(out)
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
@@ -221,8 +171,6 @@ def plan_sweep(
         why = _chunked_here(out, len(space))
         scheduler = LOCAL if why else None
     if scheduler is not None:
-        from .cluster import check_scheduler_address
-
         if scheduler != LOCAL:
             check_scheduler_address(scheduler)
             if workers is not None:
@@ -379,25 +327,3 @@ class SweepPlan:
         for counter in s.by_cells.values():
             counter["left"] = len(self.space.deals) - sum(counter.values())
         return s
-
-
-class _Stoppable(Protocol):
-    stop_requested: bool
-
-
-def catch_stop_signals(plan: _Stoppable) -> Callable[[], None]:
-    """Ctrl-C and SIGTERM set the plan's stop flag, which its loop checks, so a stop
-    never cuts a write in half; returns the function that restores the old handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def request_stop(signum, frame):
-        plan.stop_requested = True
-
-    old = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def restore() -> None:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-
-    return restore

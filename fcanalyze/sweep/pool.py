@@ -15,9 +15,9 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..budgets import Budgets
-from ..store import Row
-from ..variant import Variant
+from ..dataset.store import Row
+from ..game.variant import Variant
+from ..solving.budgets import Budgets
 from .queue import JobQueue, chunk_size
 from .rows import error_row, solve_row
 

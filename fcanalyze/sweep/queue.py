@@ -5,12 +5,12 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Mapping
 
-from ..budgets import Budgets
-from ..jobs import JobSpace, Key
+from ..dataset.jobs import JobSpace, Key
+from ..dataset.store import Row
+from ..game.variant import MAX_CELLS, Variant
+from ..solving.budgets import Budgets
 from ..status import UNSOLVABLE
-from ..store import Row
-from ..table import long_jobs
-from ..variant import MAX_CELLS, Variant
+from ..tables.shipped import long_jobs
 from .rows import implied_row
 
 # Done jobs the cursor passes over in one call to next_chunk.

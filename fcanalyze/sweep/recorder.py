@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import time
 
-from ..jobs import Key
-from ..store import Dataset, Row
+from ..dataset.jobs import Key
+from ..dataset.store import Dataset, Row
 from .progress import Progress, Tally, expected_cost
 
 # Results reach the dataset at least this often: a kill -9 of the main process loses

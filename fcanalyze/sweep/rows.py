@@ -6,11 +6,11 @@ import logging
 from datetime import datetime, timezone
 
 from .. import __version__
-from ..budgets import Budgets
-from ..solving import drop_kept_proof, solve_within
+from ..dataset.store import Row
+from ..game.variant import Variant
+from ..solving.budgets import Budgets
+from ..solving.solve import drop_kept_proof, solve_within
 from ..status import ERROR, SOLVED, UNSOLVABLE
-from ..store import Row
-from ..variant import Variant
 
 log = logging.getLogger("fcanalyze.sweep")
 

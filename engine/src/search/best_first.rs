@@ -5,84 +5,26 @@ use crate::position::{Move, PackedPosition, Played, Position};
 use crate::variant::Variant;
 use crate::visited::{FingerprintSet, OutOfMemory};
 
-use super::depth_first::{play_with_autoplay, undo_to};
 use super::meter::Meter;
-use super::score::{score, ChildScorer, Weights};
-use super::{leave_card_just_moved, Limit};
+use super::play::{leave_card_just_moved, play_with_autoplay, undo_to};
+use super::score::{score, ChildScorer, Strategy, Weights};
+use super::Limit;
 
 struct Node {
-    /// Index in `Frontier::states` once the node is expanded; `NOT_EXPANDED` before.
+    /// Index in `BestFirstSearch::states` once the node is expanded; `NOT_EXPANDED` before.
     state: u32,
     parent: u32,
     /// Moves from the parent into this node (one chosen move, then automatic ones)
-    /// are `Frontier::played[moves_at..moves_at + moves_len]`.
+    /// are `BestFirstSearch::played[moves_at..moves_at + moves_len]`.
     moves_at: u32,
     moves_len: u8,
     depth: u32,
 }
 
-/// One best-first strategy: how it scores positions, and whether it skips the moves that
-/// break up a run (`keep_runs`). A strategy that keeps runs proves nothing when it runs
-/// out; it just stops.
-#[derive(Clone, Copy)]
-pub(super) struct Strategy {
-    pub(super) weights: Weights,
-    pub(super) keep_runs: bool,
-}
-
-/// The strategies the best-first pass interleaves (the first also orders the depth-first
-/// passes). Their slow deals differ, so running them side by side and stopping at the
-/// first verdict costs about twice the cheaper one. The weights were tuned on deals
-/// 1..1000 with 4 cells; keeping runs in the second took 5% off deals 1..32000 with 4 cells.
-/// The first keeps no runs (it skips no move), so the pass stays complete.
-pub(super) const PORTFOLIO: [Strategy; 3] = [
-    Strategy {
-        weights: Weights {
-            out: 8,
-            buried: 4,
-            buried_next: 0,
-            disorder: 8,
-            under_run: 0,
-            cell: 12,
-            column: 24,
-            depth: 4,
-        },
-        keep_runs: false,
-    },
-    Strategy {
-        weights: Weights {
-            out: 16,
-            buried: 6,
-            buried_next: 0,
-            disorder: 0,
-            under_run: 8,
-            cell: 12,
-            column: 24,
-            depth: 4,
-        },
-        keep_runs: true,
-    },
-    // Empty columns first: deal 3565 with 1 cell falls in 36,000 positions this way
-    // and in none of 95 million the others tried.
-    Strategy {
-        weights: Weights {
-            out: 8,
-            buried: 2,
-            buried_next: 2,
-            disorder: 8,
-            under_run: 0,
-            cell: 24,
-            column: 48,
-            depth: 1,
-        },
-        keep_runs: false,
-    },
-];
-
 const NOT_EXPANDED: u32 = u32::MAX;
 
 /// One best-first search: its nodes, its open list and the positions it has seen.
-pub(super) struct Frontier {
+pub(super) struct BestFirstSearch {
     weights: Weights,
     pub(super) keep_runs: bool,
     nodes: Vec<Node>,
@@ -108,8 +50,8 @@ pub(super) enum Step {
     OutOfMemory,
 }
 
-impl Frontier {
-    pub(super) fn new(root: &Position, rules: &Variant, strategy: Strategy, max_memory: usize) -> Frontier {
+impl BestFirstSearch {
+    pub(super) fn new(root: &Position, rules: &Variant, strategy: Strategy, max_memory: usize) -> BestFirstSearch {
         let Strategy { weights, keep_runs } = strategy;
         let fingerprint = root.fingerprint(rules);
         let mut seen = FingerprintSet::new(max_memory);
@@ -118,7 +60,7 @@ impl Frontier {
         open.push(score(root, rules, &weights), 0);
         let nodes = vec![Node { state: 0, parent: u32::MAX, moves_at: 0, moves_len: 0, depth: 0 }];
         let rest_last_card = !keep_runs;
-        Frontier {
+        BestFirstSearch {
             weights,
             keep_runs,
             nodes,

@@ -29,9 +29,9 @@ use crate::position::Position;
 use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
-use super::depth_first::{play_with_autoplay, undo_to};
-use super::layered::{next_entry, Gate};
 use super::meter::{Meter, CHECK_EVERY};
+use super::play::{play_with_autoplay, undo_to};
+use super::spill::{next_entry, EntryQueue};
 use super::{Limit, Status};
 
 /// Whether the frontier search may search a bucket under `rules`: whether every move
@@ -54,7 +54,7 @@ pub(super) struct Stopped {
 /// levels to `gate`. Ok with the positions it stored, once the bucket is done.
 /// `source` names where the entries come from, for a line on what went wrong with them.
 pub(super) fn frontier(
-    gate: &mut Gate,
+    gate: &mut EntryQueue,
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
     source: &str,
     root: &Position,
@@ -78,12 +78,12 @@ struct LayerFile {
 }
 
 impl LayerFile {
-    fn new(gate: &Gate, name: &str) -> LayerFile {
+    fn new(gate: &EntryQueue, name: &str) -> LayerFile {
         LayerFile { path: gate.scratch_file(name), writer: None, bytes: 0 }
     }
 
     /// Empties the file, to write a layer.
-    fn start(&mut self, gate: &mut Gate) -> io::Result<()> {
+    fn start(&mut self, gate: &mut EntryQueue) -> io::Result<()> {
         gate.release_disk(self.bytes);
         self.bytes = 0;
         self.writer = Some(BufWriter::with_capacity(BUFFER, File::create(&self.path)?));
@@ -91,7 +91,7 @@ impl LayerFile {
     }
 
     /// Appends a record; Err when the disk budget runs out or the file cannot be written.
-    fn push(&mut self, record: &[u8], gate: &mut Gate) -> io::Result<()> {
+    fn push(&mut self, record: &[u8], gate: &mut EntryQueue) -> io::Result<()> {
         let writer = self.writer.as_mut().ok_or_else(|| io::Error::other("layer not started"))?;
         writer.write_all(record)?;
         self.bytes += record.len() as u64;
@@ -110,7 +110,7 @@ impl LayerFile {
         Ok(BufReader::with_capacity(BUFFER, File::open(&self.path)?))
     }
 
-    fn remove(self, gate: &mut Gate) {
+    fn remove(self, gate: &mut EntryQueue) {
         drop(self.writer);
         gate.release_disk(self.bytes);
         let _ = fs::remove_file(&self.path);
@@ -121,7 +121,7 @@ impl LayerFile {
 const BUFFER: usize = 1 << 20;
 
 fn search(
-    gate: &mut Gate,
+    gate: &mut EntryQueue,
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
     source: &str,
     layers: &mut [LayerFile; 2],

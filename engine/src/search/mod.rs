@@ -16,34 +16,56 @@
 //! fingerprint. The complete best-first search and pass 3 skip nothing else, so either
 //! running out of positions has proved the deal lost.
 //!
-//! One file per part: `meter` (budgets), `score` (how positions are weighed),
-//! `depth_first` (the quick passes, the restarts and the exhaustive one), `best_first`
-//! (the strategies side by side) and `settle` (the last pass, which runs them all).
+//! A proof too big for memory goes on as a layered proof (`layered`), one class of
+//! positions at a time; once a deal is won, `shortest` looks for its shortest line.
+//!
+//! One file per part, each depending only on those listed before it (the modules form
+//! no cycle; `cargo test` builds them so, and a test of the crate holds this list to
+//! the files' own `use` lines):
+//!
+//! - `meter`: the budgets, counted and checked;
+//! - `play`: a move and the safe foundation moves after it, taken back again;
+//! - `score`: how positions are weighed, and the best-first strategies;
+//! - `loose_return`: the loose card a proof puts back;
+//! - `spill`: a layered proof's entries on disk, and its kept proofs;
+//! - `best_first`: one best-first search (uses meter, play, score);
+//! - `depth_first`: the quick passes, the restarts and the exhaustive pass (uses meter,
+//!   play, score, loose_return, spill);
+//! - `frontier`: a bucket too big for memory searched breadth first (uses meter, play,
+//!   spill);
+//! - `settle`: the last pass, which runs best-first and depth-first side by side;
+//! - `layered`: the layered proof's driver (uses depth_first, frontier, spill);
+//! - `shortest`: the shortest line (uses meter);
+//! - this file: the order of the passes, and the results.
 
 mod best_first;
 mod depth_first;
 mod frontier;
 mod layered;
+mod loose_return;
 mod meter;
+mod play;
 mod score;
 mod settle;
 mod shortest;
+mod spill;
 
 use std::time::Instant;
 
-use crate::position::{Move, Place, Played, Position};
+use crate::position::{Move, Played, Position};
 use crate::variant::Variant;
 
 use depth_first::{depth_first, DepthFirst};
 #[cfg(test)]
 pub(crate) use frontier::applies as breadth_first_applies;
+pub use layered::drop_kept;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
-pub use layered::{drop_kept, Spill};
 use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
 pub(crate) use settle::Schedule;
+pub use spill::Spill;
 
 pub use score::Weights;
 pub use shortest::{cost as line_cost, lower_bounds, Effort, Guide, GUIDE};
@@ -188,7 +210,7 @@ fn straighter(
     rules: &Variant,
     meter: &mut Meter,
 ) -> Option<Vec<Move>> {
-    let mut search = best_first::Frontier::new(root, rules, best_first::PORTFOLIO[0], meter.budget.max_memory);
+    let mut search = best_first::BestFirstSearch::new(root, rules, score::PORTFOLIO[0], meter.budget.max_memory);
     let mut moves = Vec::with_capacity(64);
     let last = meter.nodes.saturating_add(STRAIGHTER_NODES);
     let mut won = None;
@@ -362,26 +384,6 @@ fn layered_outcome(proof: Layered, meter: &Meter, begin: Instant) -> Outcome {
     }
 }
 
-/// Drops from `moves` the single-card moves, to a column or cell, of the card that
-/// `into` (the moves into this position) moved, when that move was all that happened
-/// (no automatic foundation move followed) and went from a column or cell to a column
-/// or cell. The searches that prove (the exhaustive pass and the complete best-first
-/// strategies) use this: moving a card from A to B and then on to C reaches nothing
-/// that moving it straight from A to C (or leaving it at A) does not, and the parent
-/// tries that move. Why that loses no position is argued in docs/correctness.md ("The
-/// card just moved").
-pub(super) fn leave_card_just_moved(moves: &mut Vec<Move>, into: &[Played]) {
-    if let [p] = into {
-        if p.m.count == 1 && is_cell_or_column(p.m.from) && is_cell_or_column(p.m.to) {
-            moves.retain(|m| !(m.from == p.m.to && m.count == 1 && is_cell_or_column(m.to)));
-        }
-    }
-}
-
-fn is_cell_or_column(place: Place) -> bool {
-    matches!(place, Place::Column(_) | Place::Cell(_))
-}
-
 enum Pass {
     Settled(Status, Vec<Played>, usize),
     Undecided(usize),
@@ -417,9 +419,10 @@ pub(crate) fn exhaustive_pass_returning(
 /// after its safe foundation moves: its verdict and the positions it stored.
 #[cfg(test)]
 pub(crate) fn complete_best_first(start: &Position, rules: &Variant, rest_last_card: bool) -> (Status, usize) {
-    use best_first::{Frontier, Step, PORTFOLIO};
+    use best_first::{BestFirstSearch, Step};
+    use score::PORTFOLIO;
     one_pass_to_the_end(start, rules, |root, meter| {
-        let mut frontier = Frontier::new(root, rules, PORTFOLIO[0], Budget::default().max_memory);
+        let mut frontier = BestFirstSearch::new(root, rules, PORTFOLIO[0], Budget::default().max_memory);
         assert!(!frontier.keep_runs, "the first strategy skips no move");
         frontier.rest_last_card = rest_last_card;
         let mut moves = vec![];
@@ -577,6 +580,55 @@ mod tests {
 
     fn never() -> impl FnMut() -> bool {
         || false
+    }
+
+    #[test]
+    fn the_modules_depend_only_on_those_listed_before_them() {
+        // The order of the module comment; each file's `super::` paths (and, in a
+        // module's own files, `super::super::`) may only name modules before its own.
+        let order = [
+            "meter",
+            "play",
+            "score",
+            "loose_return",
+            "spill",
+            "best_first",
+            "depth_first",
+            "frontier",
+            "settle",
+            "layered",
+            "shortest",
+        ];
+        let files: [(&str, &str, &str); 18] = [
+            ("meter", include_str!("meter.rs"), "super::"),
+            ("play", include_str!("play.rs"), "super::"),
+            ("score", include_str!("score.rs"), "super::"),
+            ("loose_return", include_str!("loose_return.rs"), "super::"),
+            ("spill", include_str!("spill/mod.rs"), "super::"),
+            ("spill", include_str!("spill/codec.rs"), "super::super::"),
+            ("spill", include_str!("spill/files.rs"), "super::super::"),
+            ("spill", include_str!("spill/checkpoint.rs"), "super::super::"),
+            ("best_first", include_str!("best_first.rs"), "super::"),
+            ("depth_first", include_str!("depth_first.rs"), "super::"),
+            ("frontier", include_str!("frontier.rs"), "super::"),
+            ("settle", include_str!("settle.rs"), "super::"),
+            ("layered", include_str!("layered.rs"), "super::"),
+            ("shortest", include_str!("shortest/mod.rs"), "super::"),
+            ("shortest", include_str!("shortest/beam.rs"), "super::super::"),
+            ("shortest", include_str!("shortest/bound.rs"), "super::super::"),
+            ("shortest", include_str!("shortest/proof.rs"), "super::super::"),
+            ("shortest", include_str!("shortest/tests.rs"), "super::super::"),
+        ];
+        for (module, source, prefix) in files {
+            let at = order.iter().position(|m| *m == module).expect("a module of the list");
+            for (i, _) in source.match_indices(prefix) {
+                let rest = &source[i + prefix.len()..];
+                let name: String = rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                if let Some(used) = order.iter().position(|m| *m == name) {
+                    assert!(used < at, "{module} uses {name}, which the module comment lists after it");
+                }
+            }
+        }
     }
 
     #[test]

@@ -25,6 +25,64 @@ pub struct Weights {
     pub depth: i32,
 }
 
+/// One best-first strategy: how it scores positions, and whether it skips the moves that
+/// break up a run (`keep_runs`). A strategy that keeps runs proves nothing when it runs
+/// out; it just stops.
+#[derive(Clone, Copy)]
+pub(super) struct Strategy {
+    pub(super) weights: Weights,
+    pub(super) keep_runs: bool,
+}
+
+/// The strategies the best-first pass interleaves (the first also orders the depth-first
+/// passes). Their slow deals differ, so running them side by side and stopping at the
+/// first verdict costs about twice the cheaper one. The weights were tuned on deals
+/// 1..1000 with 4 cells; keeping runs in the second took 5% off deals 1..32000 with 4 cells.
+/// The first keeps no runs (it skips no move), so the pass stays complete.
+pub(super) const PORTFOLIO: [Strategy; 3] = [
+    Strategy {
+        weights: Weights {
+            out: 8,
+            buried: 4,
+            buried_next: 0,
+            disorder: 8,
+            under_run: 0,
+            cell: 12,
+            column: 24,
+            depth: 4,
+        },
+        keep_runs: false,
+    },
+    Strategy {
+        weights: Weights {
+            out: 16,
+            buried: 6,
+            buried_next: 0,
+            disorder: 0,
+            under_run: 8,
+            cell: 12,
+            column: 24,
+            depth: 4,
+        },
+        keep_runs: true,
+    },
+    // Empty columns first: deal 3565 with 1 cell falls in 36,000 positions this way
+    // and in none of 95 million the others tried.
+    Strategy {
+        weights: Weights {
+            out: 8,
+            buried: 2,
+            buried_next: 2,
+            disorder: 8,
+            under_run: 0,
+            cell: 24,
+            column: 48,
+            depth: 1,
+        },
+        keep_runs: false,
+    },
+];
+
 /// Lower is more promising.
 pub(super) fn score(s: &Position, rules: &Variant, w: &Weights) -> i32 {
     let home = s.home();
@@ -196,7 +254,7 @@ mod tests {
         let mut checked = 0;
         let mut rng = 0x5C0E_u64;
         for rules in walk_rules() {
-            for strategy in &super::super::best_first::PORTFOLIO {
+            for strategy in &super::PORTFOLIO {
                 let w = &strategy.weights;
                 for _ in 0..10 {
                     random_walk(&rules, 200, &mut rng, |s, moves| {

@@ -3,9 +3,10 @@
 use crate::position::Position;
 use crate::variant::Variant;
 
-use super::best_first::{Frontier, Step, PORTFOLIO};
+use super::best_first::{BestFirstSearch, Step};
 use super::depth_first::{DepthFirst, DepthFirstSearch};
 use super::meter::{Meter, CHECK_EVERY};
+use super::score::PORTFOLIO;
 use super::{Limit, Pass, Status};
 
 /// How big the best-first pass may grow before it rests and the exhaustive pass goes on
@@ -171,21 +172,24 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
     let best_first_bytes = budget / 2;
     let per_strategy = best_first_bytes / PORTFOLIO.len();
     let mut restarts = Restarts::new(schedule.restart_every, budget);
-    let mut frontiers: Vec<Frontier> =
-        PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)).collect();
+    let mut frontiers: Vec<BestFirstSearch> =
+        PORTFOLIO[..EARLY_STRATEGIES].iter().map(|&w| BestFirstSearch::new(root, rules, w, per_strategy)).collect();
     let mut exhaustive: Option<DepthFirstSearch> = None;
     let mut moves = Vec::with_capacity(64);
     // Positions stored by best-first searches that ended.
     let mut dropped = 0;
-    let best_first_stored = |f: &[Frontier], dropped: usize| dropped + f.iter().map(|f| f.seen.len()).sum::<usize>();
-    let stored = |f: &[Frontier], d: &Option<DepthFirstSearch>, dropped: usize| {
+    let best_first_stored =
+        |f: &[BestFirstSearch], dropped: usize| dropped + f.iter().map(|f| f.seen.len()).sum::<usize>();
+    let stored = |f: &[BestFirstSearch], d: &Option<DepthFirstSearch>, dropped: usize| {
         best_first_stored(f, dropped) + d.as_ref().map_or(0, |d| d.seen.len())
     };
     // An upper bound on the most held at once: each structure's own peak (its store's
     // growth included), as if all had peaked together; `r` is the restarts' most
     // (`Restarts::peak_bytes`).
-    let peak_bytes = |f: &[Frontier], d: &Option<DepthFirstSearch>, r: usize| {
-        f.iter().map(Frontier::peak_bytes).sum::<usize>() + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes) + r
+    let peak_bytes = |f: &[BestFirstSearch], d: &Option<DepthFirstSearch>, r: usize| {
+        f.iter().map(BestFirstSearch::peak_bytes).sum::<usize>()
+            + d.as_ref().map_or(0, DepthFirstSearch::peak_bytes)
+            + r
     };
     let mut depth_first_steps = if rules.cells <= 1 { DEPTH_FIRST_STEPS_FEW_CELLS } else { DEPTH_FIRST_STEPS };
     // Best-first rests, keeping what it stored, from best_first_states until the job is
@@ -268,8 +272,9 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
             && (frontiers.is_empty()
                 || (turn.is_multiple_of(64) && best_first_stored(&frontiers, dropped) >= schedule.late_join_states))
         {
-            frontiers
-                .extend(PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| Frontier::new(root, rules, w, per_strategy)));
+            frontiers.extend(
+                PORTFOLIO[EARLY_STRATEGIES..].iter().map(|&w| BestFirstSearch::new(root, rules, w, per_strategy)),
+            );
             exhaustive = Some(DepthFirstSearch::new(
                 root,
                 rules,
@@ -284,7 +289,7 @@ pub(super) fn settle(root: &Position, rules: &Variant, meter: &mut Meter, schedu
                 let others = f.bytes() - f.seen.bytes();
                 f.seen.set_others(others);
             }
-            let held = frontiers.iter().map(Frontier::bytes).sum::<usize>();
+            let held = frontiers.iter().map(BestFirstSearch::bytes).sum::<usize>();
             meter.note_memory(peak_bytes(&frontiers, &exhaustive, restarts.peak_bytes()));
             // Best-first ends when it outgrows its half of the budget, or when its hunt
             // past the hard point is over (HARD_FOR_NODES): the exhaustive pass has the

@@ -48,19 +48,36 @@ pub struct Guide {
     pub deadlocks: i32,
 }
 
-/// The guide the beam uses unless told otherwise (docs/tuning.md).
+/// The guide the beam uses with 3 free cells or more (docs/tuning.md, `GUIDE`).
 pub const GUIDE: Guide = Guide {
-    lower_bound: 2,
+    lower_bound: 1,
     out: 3,
     buried: 1,
     buried_next: 1,
-    cell: 7,
+    cell: 9,
     column: 3,
     disorder: 1,
     runs: 5,
     runs_above_next: 3,
     waiting: 0,
     parked: 0,
+    deadlocks: 0,
+};
+
+/// The guide with 2 free cells or fewer, where a card parked in a cell costs the most
+/// (docs/tuning.md, `FEW_CELLS_GUIDE`).
+pub const FEW_CELLS_GUIDE: Guide = Guide {
+    lower_bound: 0,
+    out: 2,
+    buried: 0,
+    buried_next: 1,
+    cell: 10,
+    column: 2,
+    disorder: 1,
+    runs: 6,
+    runs_above_next: 3,
+    waiting: 0,
+    parked: 3,
     deadlocks: 0,
 };
 

@@ -13,7 +13,7 @@ use super::meter::Meter;
 use super::Limit;
 
 use beam::{beam, BeamEnd};
-pub use beam::{Guide, GUIDE};
+pub use beam::{Guide, FEW_CELLS_GUIDE, GUIDE};
 use proof::branch_and_bound;
 
 /// The two lower bounds of `s`: blocked runs alone, and with deadlocked pairs (for tuning).
@@ -47,17 +47,26 @@ pub struct Effort {
     pub proof_nodes: u64,
 }
 
-impl Default for Effort {
-    /// The effort `--shortest` spends (docs/tuning.md, `shortest::Effort`).
-    fn default() -> Effort {
-        Effort { widths: vec![1000], guide: GUIDE, proof_nodes: 10_000 }
+impl Effort {
+    /// The effort `--shortest` spends under `rules` (docs/tuning.md, `shortest::Effort`):
+    /// a beam about a tenth of a second wide on this project's machines, wider with
+    /// fewer cells, whose positions cost less, and a branch and bound of 10,000
+    /// positions.
+    pub fn for_rules(rules: &Variant) -> Effort {
+        let (width, guide) = match rules.cells {
+            0 | 1 => (1600, FEW_CELLS_GUIDE),
+            2 => (1300, FEW_CELLS_GUIDE),
+            3 => (1100, GUIDE),
+            _ => (1000, GUIDE),
+        };
+        Effort { widths: vec![width], guide, proof_nodes: 10_000 }
     }
 }
 
-/// The shortest line from `start` that the default effort finds within the meter's
+/// The shortest line from `start` that the effort for `rules` finds within the meter's
 /// budgets, `known` (a winning line from `start`) if none is shorter.
 pub(crate) fn shortest_line(start: &Position, rules: &Variant, known: &[Move], meter: &mut Meter) -> Shortest {
-    shorter_line(start, rules, known, &Effort::default(), meter)
+    shorter_line(start, rules, known, &Effort::for_rules(rules), meter)
 }
 
 /// Searches for a line from `start` shorter than `known` (a winning line from `start`)

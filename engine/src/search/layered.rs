@@ -1,0 +1,322 @@
+//! The layered proof: a loss too big for memory, proved one class of positions at a time, later classes' entries kept on disk.
+//!
+//! No move makes a position "younger": without take-back, cards home never come back,
+//! and no move ever puts a card on one it does not fit (a card lands on a card it may
+//! be built on, in an empty column, or in a cell), so a pair of cards out of order in
+//! a column, once parted, is never made again. So every position has a *level*, the
+//! cards home plus the out-of-order pairs parted since the start, that no move lowers;
+//! and a *class*, the cards home in each suit with the out-of-order pairs still whole
+//! in each column, that every move either keeps or changes while raising the level.
+//! (Under take-back, cards come back from home: level and class leave the foundations
+//! out.) A class's positions are reached only from its own positions and from lower
+//! levels, so the classes can be searched one after another, lowest level first, each
+//! from the positions that lower levels enter it by (its *entries*), with a store
+//! that holds that one class: the classes searched before are forgotten. The entries
+//! wait on disk, in a file for each level and bucket of classes, as they are met.
+//! docs/correctness.md ("The layered proof") argues that this visits every position
+//! the plain exhaustive pass visits.
+//!
+//! It only proves losses: it keeps no path, so a win it meets leaves the job unknown.
+//! It ends "unsolvable" only once every entry file has been read to its end and found
+//! to hold exactly what was written to it (`files`).
+//!
+//! A proof that a budget stops (time, nodes, memory, disk or Ctrl-C) is *kept*: its
+//! files stay in the spill directory, under a name made from its job, with a
+//! checkpoint that names each of them (`checkpoint`). The next proof of the same job
+//! there goes on from it, if it checks out whole, searching again from all its entries
+//! the bucket it was in when it stopped; so hours of proof can be spread over several
+//! runs.
+//!
+//! Its entries wait on disk in `spill`'s queue; this is the driver that reads them back,
+//! bucket by bucket, and searches each.
+
+use std::fs;
+use std::path::Path;
+
+use crate::position::Position;
+use crate::variant::Variant;
+
+use super::depth_first::DepthFirstSearch;
+use super::frontier::{self, frontier, Stopped};
+use super::meter::Meter;
+use super::spill::{
+    self, advance, claim, keep_to_go_on, make_private_dir, Claim, EntryQueue, Next, RemovedAtEnd, RunsSoFar, Source,
+    Spill,
+};
+use super::{Limit, Pass, Status};
+
+/// The budgets and interrupts are looked at after this many entries read: entries the
+/// store holds already cost no node, and a bucket may hold millions of them.
+const CHECK_ENTRIES: u64 = 256;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to search every bucket breadth first (`frontier`), as if each had
+    /// outgrown memory, on the thread that sets it.
+    pub(crate) static BREADTH_FIRST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn breadth_first_always() -> bool {
+    #[cfg(test)]
+    return BREADTH_FIRST.get();
+    #[cfg(not(test))]
+    false
+}
+
+/// Whether `spill` holds a kept proof of `root` under `rules` to go on from.
+pub(super) fn is_kept(root: &Position, rules: &Variant, spill: &Spill) -> bool {
+    let job = spill::job(root, rules);
+    spill::looks_kept(&spill::kept_dir(&spill.dir, &job), &job)
+}
+
+/// Removes the proof of `start` under `rules` kept in `spill_dir`, if there is one (a
+/// proof of the same job, with a checkpoint, this user's: nothing else there is
+/// touched), and says whether there was. For a job settled another way, such as a
+/// sweep's job that a proof with more free cells settled: nothing would ever go on
+/// from its proof, which would hold its disk for good.
+pub fn drop_kept(start: &Position, rules: &Variant, spill_dir: &Path) -> bool {
+    let mut root = start.clone();
+    root.autoplay(rules, &mut vec![]);
+    let job = spill::job(&root, rules);
+    spill::removable(&spill::kept_dir(spill_dir, &job), &job).is_some_and(|kept| fs::remove_dir_all(kept).is_ok())
+}
+
+/// How a layered proof ended.
+pub(super) struct Layered {
+    pub(super) pass: Pass,
+    /// Positions stored, over every class (and every run it went on from).
+    pub(super) stored: usize,
+    pub(super) peak_disk: u64,
+    /// What the runs it went on from had done; all zero if it started afresh.
+    pub(super) earlier: RunsSoFar,
+    /// Whether it stopped and was kept, to go on from.
+    pub(super) kept: bool,
+    /// What the job's outcome should say of the proof's files: a kept proof that was
+    /// not gone on from and why, or files found damaged.
+    pub(super) note: Option<String>,
+}
+
+/// Proves `root` lost, class by class, within the meter's budgets and `spill`'s disk,
+/// going on from a proof of the same job kept in `spill`, if there is one that checks
+/// out. Settles as Unsolvable, or as Unknown: with the budget that ran out, with
+/// `Limit::Disk` when the disk ran out or its files failed, and with `Limit::Memory`
+/// when it met a win (it keeps no path to replay; the job needs the memory to be found
+/// whole) or a class outgrew memory. Stopped by a budget, it is kept (unless it met a
+/// win or a file failed).
+///
+/// With `only_kept`, it goes on only from a kept proof that checks out: without one it
+/// does nothing (`Pass::Undecided`, with a note if one was refused), so that the
+/// searches in memory get their turn first.
+pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill: &Spill, only_kept: bool) -> Layered {
+    let job = spill::job(root, rules);
+    let kept = spill::kept_dir(&spill.dir, &job);
+    let dir = spill.dir.join(format!(
+        "fcanalyze-proof-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+    ));
+    let mut stopped_by = None;
+    let claim = claim(&kept, &dir, &job, &mut || {
+        stopped_by = meter.check();
+        stopped_by.is_none()
+    });
+    let mut note = None;
+    let checkpoint = match claim {
+        Claim::None => None,
+        Claim::Resumed(checkpoint) => Some(checkpoint),
+        Claim::Refused(why) => {
+            note = Some(format!("{why}; the proof started afresh"));
+            None
+        }
+        Claim::Stopped => {
+            let limit = stopped_by.unwrap_or(Limit::Interrupted);
+            return Layered {
+                pass: Pass::Settled(Status::Unknown(limit), vec![], 0),
+                stored: 0,
+                peak_disk: 0,
+                earlier: RunsSoFar::default(),
+                kept: true,
+                note: Some("stopped while the kept proof's files were being checked".into()),
+            };
+        }
+    };
+    if only_kept && checkpoint.is_none() {
+        return Layered {
+            pass: Pass::Undecided(0),
+            stored: 0,
+            peak_disk: 0,
+            earlier: RunsSoFar::default(),
+            kept: false,
+            note,
+        };
+    }
+    let earlier = checkpoint.as_ref().map_or_else(RunsSoFar::default, |c| c.earlier);
+    if checkpoint.is_none() {
+        if let Err(e) = make_private_dir(&dir) {
+            return Layered {
+                pass: Pass::Settled(Status::Unknown(Limit::Disk), vec![], 0),
+                stored: 0,
+                peak_disk: 0,
+                earlier,
+                kept: false,
+                note: Some(format!("cannot make a directory in {}: {e}", spill.dir.display())),
+            };
+        }
+    }
+    let _removed = RemovedAtEnd(dir.clone());
+    let mut gate = EntryQueue::new(root, rules, dir.clone(), spill, meter.budget.max_memory);
+    match &checkpoint {
+        Some(checkpoint) => gate.adopt(&checkpoint.files),
+        None => gate.enqueue(root, rules),
+    }
+    let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
+    // Positions stored by the buckets finished.
+    let mut stored = earlier.stored;
+    let mut reading: Option<Source> = None;
+    let mut record = vec![];
+    // The entry to search from next.
+    let mut start = root.clone();
+    // Whether the bucket being read outgrew memory (in this run or the one kept), and
+    // is searched breadth first; and what that search stored before it stopped.
+    let mut outgrown = earlier.frontier;
+    let mut partial = 0;
+    let mut entries_read = 0u64;
+    // How the proof ended, and whether it may be kept to go on from.
+    let (status, keep) = loop {
+        let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+        match advance(gate, &mut reading, &mut record, rules, &mut start) {
+            Next::Entry => {}
+            Next::Bucket => {
+                // The classes searched so far are done with.
+                stored += search.seen.len();
+                meter.note_memory(search.peak_bytes());
+                search.forget();
+                // A bucket that outgrew memory when the proof was kept goes breadth first.
+                if !(outgrown || breadth_first_always() && frontier::applies(rules)) {
+                    continue;
+                }
+                outgrown = true;
+            }
+            Next::End => break (Status::Unsolvable, false),
+            Next::Failed => break (Status::Unknown(Limit::Disk), false),
+        }
+        entries_read += 1;
+        if entries_read.is_multiple_of(CHECK_ENTRIES) {
+            if let Some(limit) = meter.check() {
+                break (Status::Unknown(limit), true);
+            }
+        }
+        if start.is_won() {
+            // No path to it is kept: the job stays unknown, for want of memory.
+            break (Status::Unknown(Limit::Memory), false);
+        }
+        if !outgrown {
+            match depth_first_from(&mut search, &start, rules, meter) {
+                FromEntry::Done => continue,
+                FromEntry::Outgrown => outgrown = true,
+                FromEntry::Ended(status, keep) => break (status, keep),
+            }
+        }
+        // The bucket outgrew memory: searched again, from all its entries, breadth first.
+        meter.note_memory(search.peak_bytes());
+        search.abandon();
+        match search_outgrown(&mut search, &mut reading, root, rules, meter) {
+            Ok(n) => {
+                stored += n;
+                outgrown = false;
+            }
+            Err(Stopped { status, won, stored: n }) => {
+                partial = n;
+                let broken = search.gate.as_ref().is_some_and(|g| g.broken);
+                break (status, !won && !broken);
+            }
+        }
+    };
+    meter.note_memory(search.peak_bytes());
+    let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+    if let Some(trouble) = gate.trouble.take() {
+        note = Some(note.map_or(trouble.clone(), |n| format!("{n}; then {trouble}")));
+    }
+    let peak_disk = gate.peak_disk.max(earlier.peak_disk);
+    let done = RunsSoFar {
+        stored,
+        nodes: earlier.nodes + meter.nodes,
+        seconds: earlier.seconds + meter.start.elapsed().as_secs_f64(),
+        peak_disk,
+        frontier: outgrown,
+    };
+    let kept = keep
+        && match keep_to_go_on(gate, reading, &kept, &job, done) {
+            Ok(()) => true,
+            Err(e) => {
+                let why = format!("the proof could not be kept in {}: {e}", spill.dir.display());
+                note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}")));
+                false
+            }
+        };
+    let stored = stored + search.seen.len() + partial;
+    Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note }
+}
+
+/// How the depth-first search of a bucket from one of its entries ended.
+enum FromEntry {
+    /// Every position it reaches is searched: on to the next entry.
+    Done,
+    /// The bucket outgrew memory, and is to be searched breadth first.
+    Outgrown,
+    /// The proof ends: how, and whether it may be kept to go on from.
+    Ended(Status, bool),
+}
+
+fn depth_first_from(search: &mut DepthFirstSearch, start: &Position, rules: &Variant, meter: &mut Meter) -> FromEntry {
+    let outgrown = if frontier::applies(rules) {
+        FromEntry::Outgrown
+    } else {
+        FromEntry::Ended(Status::Unknown(Limit::Memory), true)
+    };
+    // An entry met before in this bucket starts nothing (the store has it).
+    if search.start_from(start, rules).is_err() {
+        return outgrown;
+    }
+    // The class's search from this entry: on to the end, or a verdict.
+    let pass = loop {
+        if let Some(pass) = search.step(rules, meter) {
+            break pass;
+        }
+    };
+    if let Some(gate @ EntryQueue { failed: Some(limit), .. }) = search.gate.as_ref() {
+        return FromEntry::Ended(Status::Unknown(*limit), !gate.broken);
+    }
+    match pass {
+        Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
+        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
+        Pass::Settled(Status::Unknown(Limit::Memory), ..) => outgrown,
+        Pass::Settled(status, ..) => FromEntry::Ended(status, true),
+        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+    }
+}
+
+/// Searches the bucket being read, which outgrew memory, breadth first from all its
+/// entries (`frontier`); once it is done, its file is removed, as `advance` does.
+fn search_outgrown(
+    search: &mut DepthFirstSearch,
+    reading: &mut Option<Source>,
+    root: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> Result<usize, Stopped> {
+    let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+    let disk = Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0 };
+    let Some(source) = reading.as_mut() else { return Err(disk) };
+    if let Err(e) = source.rewind() {
+        gate.break_down(format!("{}: {e}", source.name()));
+        return Err(disk);
+    }
+    let name = source.name();
+    let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
+    let stored = frontier(gate, &mut entries, &name, root, rules, meter)?;
+    if let Some(Source::File(_, path, _)) = reading.take() {
+        let _ = fs::remove_file(path);
+    }
+    Ok(stored)
+}

@@ -1,0 +1,267 @@
+//! A kept proof's checkpoint: what its runs had done and every entry file it holds, and the checks before a proof goes on from it.
+//!
+//! A proof stopped by a budget is kept to go on from. What it proves rests on its entry
+//! files, so a kept proof is gone on from only if it is exactly what was kept: the
+//! checkpoint names every entry file with its length and CRC-64 (written, and made
+//! durable, after them); the directory holds those files and nothing else; the
+//! directory, the checkpoint and every file are this user's, and no one else may write
+//! to them; and every file reads back to its length and checksum. Anything else (a
+//! file deleted, truncated, damaged or replaced, a link, a FIFO, a crash before the
+//! files reached the disk, a directory planted by another user) and the kept proof is
+//! not gone on from: the proof starts afresh and says why.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::files::{self, crc64, not_private, Written};
+
+/// The file that makes a kept proof's directory one to go on from. Written last,
+/// once every entry is in its file, and removed first when a proof goes on from it:
+/// a directory without it (a proof that crashed, or one running) is never used.
+pub(crate) const CHECKPOINT: &str = "checkpoint";
+/// A checkpoint names a few thousand files at most; past this it is not one.
+const MAX_CHECKPOINT_BYTES: u64 = 16 << 20;
+
+/// What the runs of a kept proof had done when it stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct RunsSoFar {
+    /// Positions stored by the buckets it finished.
+    pub(crate) stored: usize,
+    pub(crate) nodes: u64,
+    pub(crate) seconds: f64,
+    pub(crate) peak_disk: u64,
+    /// The bucket it stopped in had outgrown memory: it is searched breadth first
+    /// (`frontier`) when the proof goes on.
+    pub(crate) frontier: bool,
+}
+
+/// A kept proof: what it had done, and its entry files by name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Checkpoint {
+    pub(crate) earlier: RunsSoFar,
+    pub(crate) files: BTreeMap<String, Written>,
+}
+
+impl Checkpoint {
+    fn text(&self, job: &str) -> String {
+        let e = &self.earlier;
+        let mut text = format!(
+            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\nfiles {}\n",
+            e.stored,
+            e.nodes,
+            e.seconds,
+            e.peak_disk,
+            u8::from(e.frontier),
+            self.files.len()
+        );
+        for (name, w) in &self.files {
+            text += &format!("{name} {} {:016x}\n", w.len, w.crc);
+        }
+        // The checkpoint's own checksum, last: a checkpoint cut short or changed is none.
+        text += &format!("check {:016x}\n", crc64(0, text.as_bytes()));
+        text
+    }
+
+    /// Writes the checkpoint into `dir`, durably, after making every file it names
+    /// durable: after a crash it is there with the files whole, or not at all.
+    pub(crate) fn write(&self, dir: &Path, job: &str) -> io::Result<()> {
+        for name in self.files.keys() {
+            files::sync(&dir.join(name))?;
+        }
+        let part = dir.join(format!("{CHECKPOINT}.part"));
+        let _ = fs::remove_file(&part);
+        let mut file = files::create_new(&part)?;
+        file.write_all(self.text(job).as_bytes())?;
+        file.sync_all()?;
+        fs::rename(&part, dir.join(CHECKPOINT))?;
+        files::sync(dir)
+    }
+
+    /// The checkpoint of `job` in `dir`, the directory named for the job; Err with the
+    /// reason if there is none (no run leaves the job's directory without one: a proof
+    /// is renamed to it once its checkpoint is written, and away from it before the
+    /// checkpoint is removed) or it cannot be trusted.
+    fn read(dir: &Path, job: &str) -> Result<Checkpoint, String> {
+        let path = dir.join(CHECKPOINT);
+        let mut file = match files::open_read(&path, true) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err("it holds no checkpoint".into()),
+            Err(e) => return Err(e.to_string()),
+        };
+        let mut bytes = vec![];
+        Read::by_ref(&mut file).take(MAX_CHECKPOINT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        if bytes.len() as u64 > MAX_CHECKPOINT_BYTES {
+            return Err("its checkpoint is too big to be one".into());
+        }
+        let text = String::from_utf8(bytes).map_err(|_| "its checkpoint is not text".to_string())?;
+        // The job (with the format) is hashed into the directory's name: another job's
+        // checkpoint there is a damaged one.
+        if text.lines().next() != Some(job) {
+            return Err("its checkpoint is of another job".into());
+        }
+        parse(&text).ok_or_else(|| "its checkpoint is damaged".to_string())
+    }
+}
+
+/// The checkpoint in `text`, whose first line is its job's; None if any line is not
+/// as `Checkpoint::text` writes it.
+fn parse(text: &str) -> Option<Checkpoint> {
+    let body_end = text.rfind("check ")?;
+    let (body, check) = text.split_at(body_end);
+    if check != format!("check {:016x}\n", crc64(0, body.as_bytes())) {
+        return None;
+    }
+    let mut lines = body.lines().skip(1);
+    fn value<T: std::str::FromStr>(line: Option<&str>, name: &str) -> Option<T> {
+        line?.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()
+    }
+    let earlier = RunsSoFar {
+        stored: value(lines.next(), "stored")?,
+        nodes: value(lines.next(), "nodes")?,
+        seconds: value::<f64>(lines.next(), "seconds").filter(|s| s.is_finite() && *s >= 0.0)?,
+        peak_disk: value(lines.next(), "peak_disk")?,
+        frontier: match value::<u8>(lines.next(), "frontier")? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        },
+    };
+    let count: usize = value(lines.next(), "files")?;
+    let mut files = BTreeMap::new();
+    for line in lines.by_ref().take(count) {
+        let mut parts = line.split(' ');
+        let (name, len, crc) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() || !is_entry_file(name) {
+            return None;
+        }
+        let written = Written { len: len.parse().ok()?, crc: u64::from_str_radix(crc, 16).ok()? };
+        files.insert(name.to_string(), written);
+    }
+    (files.len() == count && lines.next().is_none()).then_some(Checkpoint { earlier, files })
+}
+
+/// Whether `name` is an entry file's (`entry_file_name`'s), the only files a checkpoint names.
+fn is_entry_file(name: &str) -> bool {
+    super::parse_file_name(name).is_some()
+}
+
+/// What became of a kept proof of the job.
+pub(crate) enum Claim {
+    /// There is none: the proof starts afresh.
+    None,
+    /// It checked out, and is now the proof's own directory.
+    Resumed(Checkpoint),
+    /// It could not be trusted, and the proof starts afresh: why. It was removed if it
+    /// was this user's, and left alone otherwise.
+    Refused(String),
+    /// `keep_going` said to stop while the files were being read; the kept proof is
+    /// left as it was.
+    Stopped,
+}
+
+/// Takes over the kept proof of `job` at `kept`, if there is one that checks out (see
+/// the module's comment), as `dir`: renamed, so that of two proofs of one job only one
+/// goes on from it, its checkpoint removed, so that a run that dies leaves nothing to
+/// go on from.
+pub(crate) fn claim(kept: &Path, dir: &Path, job: &str, keep_going: &mut dyn FnMut() -> bool) -> Claim {
+    let meta = match fs::symlink_metadata(kept) {
+        Ok(meta) => meta,
+        Err(_) => return Claim::None,
+    };
+    // Another user's, or one others may write to: not ours to trust or to remove.
+    if !meta.is_dir() {
+        return Claim::Refused(format!("{} is not a directory; it was left alone", kept.display()));
+    }
+    if let Some(why) = not_private(&meta) {
+        return Claim::Refused(format!("{} {why}; it was left alone", kept.display()));
+    }
+    let checkpoint = match check(kept, job, keep_going) {
+        Ok(checkpoint) => checkpoint,
+        Err(Check::Stopped) => return Claim::Stopped,
+        Err(Check::Bad(why)) => {
+            let _ = fs::remove_dir_all(kept);
+            return Claim::Refused(format!("the proof kept in {} was discarded: {why}", kept.display()));
+        }
+    };
+    if fs::rename(kept, dir).is_err() || fs::remove_file(dir.join(CHECKPOINT)).is_err() {
+        let _ = fs::remove_dir_all(dir);
+        return Claim::Refused(format!("the proof kept in {} could not be taken over", kept.display()));
+    }
+    let _ = files::sync(dir);
+    Claim::Resumed(checkpoint)
+}
+
+enum Check {
+    Bad(String),
+    Stopped,
+}
+
+/// The kept proof at `kept`, checked whole (see the module's comment).
+fn check(kept: &Path, job: &str, keep_going: &mut dyn FnMut() -> bool) -> Result<Checkpoint, Check> {
+    let checkpoint = Checkpoint::read(kept, job).map_err(Check::Bad)?;
+    let listed = fs::read_dir(kept).map_err(|e| Check::Bad(e.to_string()))?;
+    let mut present = vec![];
+    for entry in listed {
+        let name = entry.map_err(|e| Check::Bad(e.to_string()))?.file_name().to_string_lossy().into_owned();
+        if name != CHECKPOINT {
+            present.push(name);
+        }
+    }
+    if let Some(extra) = present.iter().find(|name| !checkpoint.files.contains_key(*name)) {
+        return Err(Check::Bad(format!("it holds {extra}, which its checkpoint does not name")));
+    }
+    if let Some(missing) = checkpoint.files.keys().find(|name| !present.contains(name)) {
+        return Err(Check::Bad(format!("{missing}, which its checkpoint names, is missing")));
+    }
+    for (name, &written) in &checkpoint.files {
+        match files::verify(&kept.join(name), written, keep_going) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(Check::Stopped),
+            Err(e) => return Err(Check::Bad(e.to_string())),
+        }
+    }
+    Ok(checkpoint)
+}
+
+/// Whether `kept` holds a checkpoint of `job` that is this user's: a proof to go on
+/// from, unless its files turn out not to check out (`claim` reads them all).
+pub(crate) fn looks_kept(kept: &Path, job: &str) -> bool {
+    fs::symlink_metadata(kept).is_ok_and(|m| m.is_dir() && not_private(&m).is_none())
+        && Checkpoint::read(kept, job).is_ok()
+}
+
+/// A kept proof's directory, for `drop_kept` to remove: only a private one of `job`.
+pub(crate) fn removable(kept: &Path, job: &str) -> Option<PathBuf> {
+    looks_kept(kept, job).then(|| kept.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_reads_back_as_written_and_any_change_to_it_is_refused() {
+        let mut files = BTreeMap::new();
+        files.insert("level-038-05.entries".to_string(), Written { len: 284_165, crc: 0x1234_5678_9abc_def0 });
+        files.insert("level-039-00.entries".to_string(), Written { len: 36, crc: 7 });
+        let checkpoint = Checkpoint {
+            earlier: RunsSoFar { stored: 5, nodes: 6, seconds: 7.25, peak_disk: 8, frontier: true },
+            files,
+        };
+        let text = checkpoint.text("job");
+        assert_eq!(parse(&text), Some(checkpoint.clone()));
+        // Each byte changed, and each length cut short: never read as a checkpoint.
+        for i in 4..text.len() {
+            let mut bytes = text.clone().into_bytes();
+            bytes[i] ^= 0x01;
+            if let Ok(changed) = String::from_utf8(bytes) {
+                assert_eq!(parse(&changed), None, "byte {i} changed");
+            }
+            assert_eq!(parse(&text[..i]), None, "cut at {i}");
+        }
+        let nan = Checkpoint { earlier: RunsSoFar { seconds: f64::NAN, ..checkpoint.earlier }, ..checkpoint };
+        assert_eq!(parse(&nan.text("job")), None, "seconds must be a number");
+    }
+}

@@ -1,0 +1,1 @@
+"""The `fcanalyze` command line: thin commands over the library."""
