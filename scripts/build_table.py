@@ -1,125 +1,67 @@
 """Builds the shipped deal tables in fcanalyze/data/ from fcanalyze's own sweeps: the classic one, and take-back's.
 
-The table is exactly what this command decides, with fcanalyze's default budgets:
+The classic table (data/microsoft-32000.parquet, a link to fcanalyze/data/) holds
+every job of deals 1..32,000 at 0 to 4 free cells, each decided by fcanalyze itself.
+To rebuild it from scratch, from the root of a clone with fcanalyze installed, on a
+machine of 24 GiB with some 60 GB of free disk, run in this order:
 
-    fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep
+1. The sweep with the default budgets (90 s and 8 GiB a job), then the jobs it leaves
+   unknown again with 200 s each, both into build/table-sweep (a resumable dataset:
+   rerun the command and it finishes what is left); then the table is written:
 
-(a resumable dataset; rerun it and it finishes what is left), then, for the jobs
-whose default time budget ran out (90 s a job; the file shipped was begun with 30 s),
+       python scripts/build_table.py
 
-    fcanalyze sweep --deals 1-32000 --cells 0-4 --out build/table-sweep --retry-unknown --max-seconds 200
+   `--from DIR` writes the table from a finished sweep instead. The jobs left unknown
+   are those of step 2.
 
-This script runs both (or takes an existing dataset with --from), checks that all
-160,000 jobs are there, none in error, and that no count contradicts the published
-ones (jobs still unknown are counted and allowed), drops the columns that describe
-the machine and the moment (host, timestamps, times), and writes one sorted,
-compressed Parquet file. data/microsoft-32000.parquet links to it.
+2. The three jobs whose proofs no sweep budget holds (0.67 to 3.1 billion positions),
+   one at a time, then patched in. DIR is a private directory (`mkdir -m 700`) on a
+   local disk; a layered proof that a budget stops is kept there, and the same command
+   goes on from it:
 
-The file shipped now was made from the first command (36.5 minutes on 2 workers, 38
-jobs unknown), then the retry with 200 s stopped after 7 minutes (5 decided), then
-the retry with `--max-seconds 120` run to its end (17 more decided), then
-`--max-seconds 1200 --max-memory 9G` on the 16 jobs still unknown (9 decided, the
-other 7 ran out of memory), then the leaner engine's `--max-seconds 2400
---max-memory 9G` (2 more decided), then `--max-seconds 1800 --max-memory 18G
---workers 1` (982 and 17760 with 2 cells ran out of time; stopped before the 1-cell
-three), then `python scripts/build_table.py --from build/table-sweep`: 5 jobs were
-undecided. (Then `fcanalyze solve 24966 --cells 1 --max-memory 19G` ran 27 minutes
-and stopped at its memory budget after storing 1.09 billion positions.) With the
-engine that wakes best-first for hard jobs, a retry of those 5,
+       fcanalyze sweep --deals 20410 --cells 1 --workers 1 --max-memory 18G \
+           --max-seconds 5400 --out build/table-retry
+       fcanalyze sweep --deals 24966 --cells 1 --workers 1 --layered --spill-dir DIR \
+           --max-memory 16G --max-disk 40G --max-seconds 6600 --out build/table-retry
+       fcanalyze sweep --deals 982 --cells 2 --workers 1 --layered --spill-dir DIR \
+           --max-memory 19G --max-disk 60G --max-seconds 7200 --out build/table-retry
+       python scripts/build_table.py --patch build/table-retry
 
-    fcanalyze sweep --deals 13599,20410,24966 --cells 1 --max-seconds 120 --out build/table-retry
-    fcanalyze sweep --deals 982,17760 --cells 2 --max-seconds 120 --out build/table-retry
-    python scripts/build_table.py --patch build/table-retry
+   `--patch DATASET` puts each decided row of DATASET in place of the table's undecided
+   row for the same job; it never replaces a decided row.
 
-won 13599 with 1 cell (40 s) and 17760 with 2 cells (51 s), and the patch put those
-two rows in place of the undecided ones: 3 jobs were undecided. Then
+3. The shortest line of every won job, as `--shortest` finds it, begun from the job's
+   own line (no job is decided again); it rewrites the table through this script's
+   checks:
 
-    fcanalyze sweep --deals 20410 --cells 1 --max-seconds 5400 --max-memory 18G --workers 1 --out build/table-retry2
-    python scripts/build_table.py --patch build/table-retry2
+       python scripts/shorten_table.py
 
-proved 20410 with 1 cell lost (650.6 s, 665 million positions): 2 jobs are undecided.
-With the store that packs positions into 12 bytes, the same with `--max-memory 20G`
-on 982 with 2 cells and 24966 with 1 ran out of memory after storing 1.56 and 1.67
-billion positions: they were still undecided. Then the layered proof (a class of
-positions in memory at a time, the entries of later classes on disk), alone:
+The take-back table (data/microsoft-32000-takeback.parquet) holds deals 1..32,000 at
+4, 2 and 1 free cells (the FreeCell Solitaire app's three) under its take-back rule,
+`freecell,takeback=yes`. In this order:
 
-    fcanalyze sweep --deals 24966 --cells 1 --workers 1 --layered --spill-dir DIR \
-        --max-memory 16G --max-disk 40G --max-seconds 6600 --out build/table-retry3
-    python scripts/build_table.py --patch build/table-retry3
+       python scripts/build_table.py --takeback
+       fcanalyze sweep --deals 1-32000 --cells 4,2,1 --variant freecell,takeback=yes \
+           --out build/takeback-sweep --retry-unknown --max-seconds 900 --max-memory 10G
+       python scripts/build_table.py --takeback --from build/takeback-sweep
+       python scripts/shorten_table.py --takeback
 
-proved 24966 with 1 cell lost (5,280 s, 3,047,821,305 positions): 1 job was undecided,
-982 with 2 cells, whose layered proof met a class too big for 16 GB. With the store
-of 10 bytes a slot for the largest tables,
+The first runs the sweep and its 200 s retry into build/takeback-sweep and writes the
+table; the second gives the jobs still unknown 900 s and 10 GiB each; the third writes
+the table again from the sweep. Seven jobs stay undecided (docs/takeback.md).
 
-    fcanalyze sweep --deals 982 --cells 2 --workers 1 --layered --spill-dir DIR \
-        --max-memory 19G --max-disk 60G --max-seconds 7200 --out build/table-retry4
-    python scripts/build_table.py --patch build/table-retry4
+After a change to how a solution's score or its moves not to a foundation are counted,
+write a table again as it is, every count from the referee's replay, without searching:
 
-proved it lost (5,566 s, 3,095,862,346 positions, 18.9 GiB peak RSS): every job of the
-table is decided. (A layered proof that a budget stops is kept in DIR: the same
-command goes on from it.)
-Every solved row's score comes from the referee's replay of its solution.
+       python scripts/build_table.py --recount [--takeback]
 
-    python scripts/build_table.py                       # sweep, then write the table
-    python scripts/build_table.py --from full-sweep-dir # write it from a finished sweep
-
-With --takeback it builds fcanalyze/data/microsoft-32000-takeback.parquet instead:
-deals 1..32,000 with 4, 2 and 1 free cells (the app's three) under the FreeCell Solitaire app's
-take-back rule, from
-
-    fcanalyze sweep --deals 1-32000 --cells 4,2,1 --variant freecell,takeback=yes --out build/takeback-sweep
-
-and the same with --retry-unknown --max-seconds 200. Its check holds it against the
-classic table: take-back only adds moves, so every deal the classic rules win must be
-won, and every deal take-back loses must be lost without it. The file shipped now
-came from that sweep with `--cells 2,1` (62 minutes on 2 workers, 80 jobs unknown),
-then `--cells 4` (13 s of engine time), then `--retry-unknown --max-seconds 50` on
-the jobs whose deal the classic table does not show won (57 jobs, 31 decided), then
-`python scripts/build_table.py --takeback --from build/takeback-sweep`: 49 jobs were
-undecided. Then, with the engine that wakes best-first for hard jobs, the 20 of them
-whose deal the classic table shows won (take-back only adds moves, so they are wins):
-
-    fcanalyze sweep --deals 13599 --cells 1 --variant freecell,takeback=yes --max-seconds 300 --out build/takeback-retry
-    fcanalyze sweep --deals 209,267,9084,16322,20033,20105,21846,24934,27063,29987 --cells 2 \
-        --variant freecell,takeback=yes --max-seconds 75 --out build/takeback-retry
-    fcanalyze sweep --deals 3999,5009,7440,11744,14103,15604,19619,26225,31841 --cells 1 \
-        --variant freecell,takeback=yes --max-seconds 75 --out build/takeback-retry
-    python scripts/build_table.py --takeback --patch build/takeback-retry
-
-won 16; then the same sweeps of the 4 left with `--retry-unknown --max-seconds 240`
-and the patch again won 3999 and 11744 with 1 cell: 31 jobs were undecided. The
-last two wins by the classic table, retried once the engine's steps were cheaper,
-
-    fcanalyze sweep --deals 267 --cells 2 --variant freecell,takeback=yes \
-        --max-seconds 1200 --max-memory 10G --out build/takeback-retry5
-    fcanalyze sweep --deals 7440 --cells 1 --variant freecell,takeback=yes \
-        --max-seconds 1200 --max-memory 10G --out build/takeback-retry6
-
-won in 256 and 648 s, and `--takeback --patch` of each put them in: 29 jobs were
-undecided. Then, with the engine whose best-first hunt ends after 12 million nodes,
-
-    fcanalyze sweep --deals 4336,20792,21779,29577 --cells 2 --variant freecell,takeback=yes \
-        --max-seconds 120 --out build/takeback-retry8
-    fcanalyze sweep --deals 3613,3628,5196,6123,6846,8559,8816,9613,10120,15630,16330,17977,21453,22628,23981,29147,30154,31068 \
-        --cells 1 --variant freecell,takeback=yes --max-seconds 120 --out build/takeback-retry8
-    fcanalyze sweep --deals 14790 --cells 2 --variant freecell,takeback=yes --max-seconds 600 --out build/takeback-retry9
-
-proved 15 lost (all four with 2 cells, 11 of the 18 with 1) and won 14790 with 2 cells
-in 39 s; `--takeback --patch` of each put them in: 13 jobs were undecided. Then
-
-    fcanalyze sweep --deals 3613,3628,5196,8816,15630,22628,29147 --cells 1 --variant freecell,takeback=yes \
-        --max-seconds 480 --max-memory 9G --out build/takeback-retry10
-
-proved 4 of them lost, and the same of 8816 and 29147 with `--max-seconds 900
---max-memory 10G` proved 29147 lost; the patches put them in: 8 jobs were undecided.
-With the store that packs positions into 12 bytes,
-
-    fcanalyze sweep --deals 8816,8983,18032,25887 --cells 1 --variant freecell,takeback=yes \
-        --max-seconds 900 --max-memory 10G --out build/takeback-retry13
-    python scripts/build_table.py --takeback --patch build/takeback-retry13
-
-proved 25887 lost: 7 jobs are undecided (docs/takeback.md), none of them a deal the
-classic table shows won.
+Before it writes, this script checks that every job is there and none in error, that
+no count contradicts the published ones (jobs still unknown are counted and allowed),
+and for take-back that no deal the shipped classic table wins is lost; a table that
+fails is not written. It drops the columns of the machine and the moment (host,
+timestamps, times), replays every solution with the referee (each won row's score and
+moves not to a foundation come from that replay), and writes one sorted,
+zstd-compressed Parquet file in row groups of a few thousand rows.
 """
 
 from __future__ import annotations
