@@ -27,7 +27,7 @@ def main() -> None:
 
             sys.stderr.write(f"Error: {ENGINE_MISSING}\n")
             sys.exit(2)
-        from .cli.commands import main as run
+        from .cli.main import main as run
     except KeyboardInterrupt:
         sys.stderr.write("Aborted.\n")
         sys.stderr.flush()

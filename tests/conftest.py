@@ -132,7 +132,7 @@ def alive(pid: int) -> bool:
 @pytest.fixture
 def run_cli():
     """Run `fcanalyze ARGS` in-process; returns the click Result (exit code, stdout, stderr)."""
-    from fcanalyze.cli.commands import cli
+    from fcanalyze.cli.main import cli
 
     runner = CliRunner()
 

@@ -199,7 +199,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     import subprocess
     import sys
 
-    code = "import sys, fcanalyze.cli.commands; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
+    code = "import sys, fcanalyze.cli.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

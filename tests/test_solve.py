@@ -467,14 +467,14 @@ def test_solve_json_stays_strict_json_when_a_time_is_not_a_number(run_cli, monke
     still print JSON (null there), not Python's bare NaN, which JSON parsers refuse."""
     import dataclasses
 
-    import fcanalyze.cli.commands
+    import fcanalyze.cli.solve
 
-    real = fcanalyze.cli.commands.solve_job
+    real = fcanalyze.cli.solve.solve_job
 
     def odd_times(*args, **kwargs):
         return dataclasses.replace(real(*args, **kwargs), seconds=float("inf"), resumed_seconds=float("nan"))
 
-    monkeypatch.setattr(fcanalyze.cli.commands, "solve_job", odd_times)
+    monkeypatch.setattr(fcanalyze.cli.solve, "solve_job", odd_times)
 
     def refuse(constant):
         raise ValueError(f"not JSON: {constant}")

@@ -2,8 +2,8 @@
 
 This is pure Python and deliberately shares no code with the Rust engine, so that it
 can check the engine's solutions independently. The engine's counterparts carry the
-same names: engine/src/position.rs and moves.rs (a Position is where the cards are),
-as engine/src/variant.rs is fcanalyze/variant.py (a Variant is the rules played).
+same names: engine/src/position/ and moves.rs (a Position is where the cards are),
+as engine/src/variant.rs is fcanalyze/game/variant.py (a Variant is the rules played).
 """
 
 from __future__ import annotations
