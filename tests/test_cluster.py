@@ -34,7 +34,8 @@ from fcanalyze.dataset.chunks import Chunk, ChunkStore  # noqa: E402
 from fcanalyze.dataset.store import part_files, read_dataset  # noqa: E402
 from fcanalyze.game.variant import Variant  # noqa: E402
 from fcanalyze.solving.budgets import Budgets  # noqa: E402
-from fcanalyze.sweep.cluster import _quiet_teardown, run_chunk  # noqa: E402
+from fcanalyze.cluster import quiet_teardown  # noqa: E402
+from fcanalyze.sweep.cluster import run_chunk  # noqa: E402
 
 SHIPPED_TABLE = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
 # The `dask` command of the environment running the tests.
@@ -325,7 +326,7 @@ def test_the_clients_teardown_logs_nothing_even_where_dask_set_a_level_of_its_ow
 
     client_log = logging.getLogger("distributed.client")
     before = client_log.level
-    with caplog.at_level(logging.DEBUG), _quiet_teardown():
+    with caplog.at_level(logging.DEBUG), quiet_teardown():
         client_log.error("Couldn't gather keys")
         logging.getLogger("tornado.application").error("Exception in callback")
         logging.getLogger("fcanalyze.sweep").warning("stopped")

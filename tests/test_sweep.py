@@ -186,6 +186,27 @@ def test_retry_unknown_replaces_unknown_rows_in_place(tmp_path):
     assert {r["budgets"].split(",")[0] for r in read_dataset(out).to_pylist()} == {"max_nodes=none"}
 
 
+def test_an_escalating_library_sweep_doubles_the_time_of_the_undecided_jobs_until_they_are_decided(tmp_path):
+    # Deal 144 with 1 cell needs some 170,000 positions: not 0.01 s. The jobs decided in
+    # the first round are not run again.
+    rounds = []
+    summary = run_sweep(
+        "1,2,144",
+        cells=[4, 1],
+        out=tmp_path / "e",
+        workers=1,
+        max_seconds=0.01,
+        escalate=60,
+        on_round=lambda summary, following: rounds.append((summary.ran, summary.max_seconds, following)),
+    )
+    assert rounds[0][:2] == (6, 0.01) and rounds[1][1] == 0.02
+    assert all(ran == 1 for ran, _, _ in rounds[1:]), rounds
+    assert [following for _, _, following in rounds] == [seconds for _, seconds, _ in rounds[1:]] + [None]
+    assert not any(c["unknown"] or c["error"] for c in summary.by_cells.values())
+    with pytest.raises(FcanalyzeError, match="--escalate 5 must be above --max-seconds"):
+        run_sweep("1", cells=4, out=tmp_path / "f", max_seconds=10, escalate=5)
+
+
 def test_a_job_that_kills_its_worker_twice_gets_an_error_row_and_the_sweep_goes_on(tmp_path, monkeypatch):
     import fcanalyze.sweep.rows as sweep_module
 

@@ -41,6 +41,7 @@ class ProgressBar:
         bar.set_postfix(postfix, refresh=final or bar.n == 0)
         if final:
             bar.close()
+            self._bar = None  # the next round of an escalating sweep draws a bar of its own
 
 
 class Ticker:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,9 +15,9 @@ from ..outputs import check_output_path
 from ..solving.budgets import (
     DEFAULT_MAX_SECONDS,
     kept_proofs,
-    retry_seconds,
 )
-from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
+from ..status import SOLVED, UNSOLVABLE
+from ..sweep.escalate import check_escalation, retry_command, undecided
 from ..sweep.solutions import HARD_NODES, SOLUTIONS
 from .options import (
     CONTEXT,
@@ -32,6 +32,9 @@ from .options import (
     size_text,
     spill_options,
 )
+
+if TYPE_CHECKING:
+    from ..sweep.summary import SweepSummary
 
 DEFAULT_SWEEP_DEALS = "1-1000"
 
@@ -164,52 +167,70 @@ def sweep(
     it one job (deal 982 with 2 cells) running to the end of its 90 s.
     """
     check_output_path(out)
-    if escalate is not None and (not max_seconds or escalate <= max_seconds):
-        raise click.UsageError(
-            f"--escalate {escalate:g} must be above --max-seconds ({f'{max_seconds:g}' if max_seconds else 'no limit'}): "
-            "it is the most time a job may get in the last round"
-        )
+    check_escalation(max_seconds or None, escalate)
     if log_file is not None:
         _check_writable(log_file)
-    seconds, options = max_seconds or None, click.get_current_context().params
-    with _dataset_dropped_if_left_empty(out):
-        while True:
-            plan, summary = _sweep_round(options, seconds, retry_unknown)
-            unknown = sum(c[UNKNOWN] + c[ERROR] for c in summary.by_cells.values())
-            # A retry round that found nothing to run is the last; so is one that leaves no job
-            # undecided (a cluster sweep counts only the jobs it ran, so it needs the former).
-            done = (retry_unknown and not summary.ran) or (not unknown and not summary.only_run_now)
-            if summary.interrupted or escalate is None or seconds is None or seconds >= escalate or done:
-                break
-            seconds, retry_unknown = min(2 * seconds, escalate), True
+    from ..sweep import logs
+    from ..sweep.api import run_sweep
+    from .progress import ProgressBar
+
+    def show_plan(plan) -> None:
+        if plan.why:
+            click.echo(plan.why, err=True)
+
+    def show_round(summary: SweepSummary, following: float | None) -> None:
+        _show_summary(summary, out)
+        if following is not None:
             click.echo(
-                f"Escalating: the jobs without a verdict run again with {seconds:g} s each (up to {escalate:g})."
+                f"Escalating: the jobs without a verdict run again with {following:g} s each (up to {escalate:g})."
             )
+
+    with _dataset_dropped_if_left_empty(out):
+        try:
+            logs.setup(verbose, log_file)
+            summary = run_sweep(
+                deals,
+                cells,
+                out,
+                variant=variant,
+                workers=workers,
+                max_seconds=max_seconds or None,
+                max_nodes=max_nodes,
+                max_memory=max_memory,
+                spill_dir=spill_dir,
+                max_disk=max_disk,
+                layered=layered,
+                shortest=shortest,
+                retry_unknown=retry_unknown,
+                escalate=escalate,
+                progress=None if no_progress else ProgressBar(),
+                scheduler=scheduler,
+                solutions=solutions,
+                on_plan=show_plan,
+                on_round=show_round,
+            )
+        finally:
+            logs.shutdown()
+    unknown = undecided(summary)
     if unknown and not summary.interrupted:
-        ran_cells = cells if cells is not None else ",".join(map(str, plan.space.cells))
-        # A deal file is named absolutely, so that the command works from anywhere (a list
-        # read from standard input, `@-`, stays as it was).
-        listed = deals.strip()[1:] if deals.strip().startswith("@") else None
-        ranges = "@" + str(Path(listed).resolve()) if listed not in (None, "-") else deals
-        retry = ["fcanalyze sweep", "--deals", ranges, "--cells", ran_cells, "--out", str(out)]
-        if variant != "freecell":
-            retry += ["--variant", variant]
-        if workers is not None:
-            retry += ["--workers", str(workers)]
-        if scheduler is not None and scheduler != "local":
-            retry += ["--scheduler", scheduler]
-        for flag, value in [("--max-memory", max_memory), ("--spill-dir", spill_dir), ("--max-disk", max_disk)]:
-            if value is not None:
-                retry += [flag, str(value)]
-        if layered:
-            retry += ["--layered"]
-        if shortest:
-            retry += ["--shortest"]
-        retry += ["--retry-unknown", "--max-seconds", f"{retry_seconds(seconds):g}"]
+        ran_cells = cells if cells is not None else ",".join(map(str, summary.cells))
+        retry = retry_command(
+            deals,
+            ran_cells,
+            str(out),
+            summary.max_seconds,
+            variant=variant,
+            workers=workers,
+            scheduler=scheduler,
+            max_memory=max_memory,
+            spill_dir=spill_dir,
+            max_disk=max_disk,
+            layered=layered,
+            shortest=shortest,
+        )
         click.echo(
             f"{count_of(unknown, 'job')} without a verdict (a budget ran out, or an error); "
-            f"'fcanalyze report {out}' lists them. To run them again with more time:\n  "
-            + " ".join(shlex.quote(a) if a != "fcanalyze sweep" else a for a in retry)
+            f"'fcanalyze report {out}' lists them. To run them again with more time:\n  {retry}"
         )
         _point_to_table(summary.undecided)
         kept = kept_proofs(spill_dir) if spill_dir is not None else []
@@ -278,41 +299,8 @@ def _point_to_table(undecided: list[tuple[int, str, int]]) -> None:
     )
 
 
-def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
-    """Plans and runs one sweep (or one round of --escalate) with the command's `options`
-    but these two, and prints its summary."""
-    from ..sweep import plan_sweep
-    from .progress import ProgressBar
-
-    out = options["out"]
-    plan = plan_sweep(
-        options["deals"],
-        options["cells"],
-        out,
-        variant=options["variant"],
-        workers=options["workers"],
-        max_seconds=max_seconds,
-        max_nodes=options["max_nodes"],
-        max_memory=options["max_memory"],
-        spill_dir=options["spill_dir"],
-        max_disk=options["max_disk"],
-        layered=options["layered"],
-        shortest=options["shortest"],
-        retry_unknown=retry_unknown,
-        progress=None if options["no_progress"] else ProgressBar(),
-        scheduler=options["scheduler"],
-        solutions=options["solutions"],
-    )
-    from ..sweep import logs
-
-    if plan.why:
-        click.echo(plan.why, err=True)
-    try:
-        logs.setup(options["verbose"], options["log_file"])
-        summary = plan.run()
-    finally:
-        plan.close()
-        logs.shutdown()
+def _show_summary(summary: SweepSummary, out: str) -> None:
+    """Prints what one sweep (or one round of --escalate) did."""
     click.echo(
         f"{summary.variant}: {count_of(summary.jobs, 'job')} in {summary.path} "
         f"({summary.already_done:,} were already there, {summary.ran:,} run now)"
@@ -340,4 +328,3 @@ def _sweep_round(options: dict, max_seconds: float | None, retry_unknown: bool):
             "their jobs have no rows yet: run the same command again to retry them.",
             err=True,
         )
-    return plan, summary

@@ -249,6 +249,8 @@ class ClusterPlan:
         location = store.location
         self.summary = SweepSummary(Path(location) if is_local(location) else location, rules.name, len(space), 0)
         self.summary.only_run_now = True
+        self.summary.cells = list(space.cells)
+        self.summary.max_seconds = budgets.max_seconds
         # The shards in use (listed once, while a range of theirs is active).
         self._shards: dict[int, _Shard] = {}
         self._ran: dict[int, collections.Counter[str]] = {k: collections.Counter() for k in space.cells}

@@ -264,6 +264,8 @@ class SweepPlan:
             space, rules, budgets, self.host, kept, self.recorder.recorded, redo, self.record, self.to_run
         )
         self.summary = SweepSummary(dataset.path, rules.name, len(space), len(space) - self.to_run)
+        self.summary.cells = list(space.cells)
+        self.summary.max_seconds = budgets.max_seconds
 
     def record(self, row: Row) -> None:
         if self.recorder.record(with_solution_kept(row, self.solutions)):

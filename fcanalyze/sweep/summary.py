@@ -42,6 +42,9 @@ class SweepSummary:
     # The jobs of the sweep whose rows are unknown or error, as (deal, variant, cells);
     # a cluster sweep, which reads no row, leaves it empty.
     undecided: list[Key] = field(default_factory=list)
+    # The sweep's cell counts, most first, and the time each job had (None: no limit).
+    cells: list[int] = field(default_factory=list)
+    max_seconds: float | None = None
 
     def table(self) -> str:
         """Per cell count: jobs, verdicts, jobs left (if any), and the solvable share of
