@@ -90,3 +90,8 @@ def _finite(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_finite(v) for v in value]
     return value
+
+
+def size_text(n: int) -> str:
+    """Bytes as MiB below a GiB, else as GiB."""
+    return f"{n / 2**20:.1f} MiB" if n < 2**30 else f"{n / 2**30:.1f} GiB"

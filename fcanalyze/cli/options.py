@@ -195,8 +195,3 @@ def spill_options(f):
         "leaves the job unknown.",
     )(f)
     return f
-
-
-def size_text(n: int) -> str:
-    """Bytes as MiB below a GiB, else as GiB."""
-    return f"{n / 2**20:.1f} MiB" if n < 2**30 else f"{n / 2**30:.1f} GiB"

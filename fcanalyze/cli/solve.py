@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -14,9 +13,7 @@ from ..game.deals import parse_deal_number
 from ..game.variant import Variant
 from ..inputs import read_text
 from ..outputs import json_text, write_atomically
-from ..solving.budgets import (
-    DEFAULT_MAX_MEMORY,
-)
+from ..solving.describe import result_lines
 from ..solving.solve import solve as solve_job
 from ..status import SOLVED, UNSOLVABLE
 from .options import (
@@ -24,7 +21,6 @@ from .options import (
     DealNumberCommand,
     budget_options,
     shortest_option,
-    size_text,
     spill_options,
     variant_of,
     variant_options,
@@ -160,91 +156,13 @@ def solve(
     if as_json:
         click.echo(json_text(result.to_dict()))
     else:
-        verdict = result.status.upper() + (f" (limit: {result.limit})" if result.limit else "")
-        click.echo(f"{what} ({rules.describe()}): {verdict}")
-        if result.status == SOLVED:
-            click.echo(
-                f"moves: {result.moves}, {result.non_foundation_moves} of them not to a foundation "
-                f"({result.card_moves} card moves with sequence moves played card by card), "
-                f"score {result.score}, verified by the referee"
-            )
-            if result.shortest_proved is not None:
-                click.echo(_shortest_says(result))
-            click.echo("solution: " + " ".join(result.solution))
-            if solution_out is not None:
+        budgets = {"max_nodes": max_nodes, "max_seconds": max_seconds, "max_memory": max_memory, "spill_dir": spill_dir}
+        for line in result_lines(result, f"{what} ({rules.describe()})", **budgets):
+            click.echo(line)
+            if line.startswith("solution: ") and solution_out is not None:
                 click.echo(f"solution written to {solution_out}")
-        click.echo(
-            f"nodes: {result.nodes:,}  states: {result.states:,}  max depth: {result.max_depth:,}  "
-            f"time: {result.seconds:.3f} s  memory: {result.peak_memory / 2**20:.1f} MiB"
-            + (f"  disk: {result.peak_disk / 2**20:.1f} MiB" if result.peak_disk else "")
-        )
-        if result.note:
-            click.echo(f"layered proof: {result.note}")
-        if result.resumed_seconds:
-            earlier = result.resumed_seconds
-            took = f"took {earlier:,.0f} s" if math.isfinite(earlier) else "took a time its checkpoint does not say"
-            click.echo(
-                f"went on from a layered proof kept in {spill_dir} (its earlier runs {took}; "
-                "nodes and states count them)"
-            )
         if result.limit is not None:
-            click.echo(_more_budget(result.limit, result.states, max_nodes, max_seconds, max_memory, spill_dir))
             known = _table_says(target, rules, max_memory)
             if known:
                 click.echo(known)
-        if result.kept:
-            click.echo(
-                f"the layered proof is kept in {spill_dir} ({size_text(result.peak_disk)} at most): the same "
-                "command with the same --spill-dir goes on from where it stopped"
-            )
     sys.exit({SOLVED: 0, UNSOLVABLE: 1}.get(result.status, 3))
-
-
-def _shortest_says(result) -> str:
-    """What the search for the shortest line says of the line shown."""
-    moves = f"{result.non_foundation_moves} moves not to a foundation"
-    if result.shortest_proved:
-        return f"shortest: proved, no line wins in fewer than {moves}"
-    if result.shortest_limit is not None:
-        return (
-            f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}); "
-            "not proved shortest"
-        )
-    return f"shortest: the shortest line found ({moves}); not proved shortest"
-
-
-def _more_budget(
-    limit: str,
-    states: int,
-    max_nodes: int | None,
-    max_seconds: float | None,
-    max_memory: int | None,
-    spill_dir: str | None = None,
-) -> str:
-    """Which budget ran out, and the option that gives the search more of it."""
-    if limit == "memory":
-        budget = max_memory or DEFAULT_MAX_MEMORY
-        twice = f"{round(2 * budget / 2**30)}G" if budget >= 2**29 else f"{round(2 * budget / 2**20)}M"
-        if spill_dir is not None:
-            return (
-                f"the layered proof met a win, or one of its classes outgrew the memory budget "
-                f"({budget / 2**20:,.0f} MiB); to find the win or go on, give it more: --max-memory {twice}"
-            )
-        # A packed store holds some 84 million positions a GiB (docs/correctness.md).
-        return (
-            f"the memory budget ({budget / 2**20:,.0f} MiB) ran out after storing {states:,} positions (a GiB "
-            f"holds some 80 million); a search with more may decide it: --max-memory {twice}, or prove it on "
-            "disk with --spill-dir DIR"
-        )
-    if limit == "disk":
-        return (
-            "the layered proof filled its --max-disk, left --spill-dir's disk with less free space than it "
-            "must keep (half of what was free at the start; 1 GiB with --max-disk), or could not write there; "
-            "give it more room"
-        )
-    # Each search starts from the deal again: the hint says "a search with more", not "go on".
-    if limit == "seconds" and max_seconds:
-        return f"the time budget ran out; a search with more time may decide it: --max-seconds {2 * max_seconds:g}"
-    if limit == "nodes" and max_nodes is not None:
-        return f"the budget of positions ran out; a search with more may decide it: --max-nodes {2 * max_nodes}"
-    return f"the {limit} budget ran out"

@@ -11,7 +11,7 @@ import click
 
 from ..errors import FcanalyzeError
 from ..inputs import short_path
-from ..outputs import check_output_path
+from ..outputs import check_output_path, size_text
 from ..solving.budgets import (
     DEFAULT_MAX_SECONDS,
     kept_proofs,
@@ -29,7 +29,6 @@ from .options import (
     number_text,
     seconds_or_zero,
     shortest_option,
-    size_text,
     spill_options,
 )
 
