@@ -9,8 +9,9 @@ help:  ## List the targets.
 
 check: lint test engine-check  ## Everything CI runs: lints, types, the stub, pytest, the engine's checks.
 
-lint:  ## Python lints and formatting, types, and the engine's stub against the build.
+lint:  ## Python lints and formatting, the package's import layers, types, and the engine's stub against the build.
 	ruff check
+	lint-imports
 	ruff format --check
 	mypy
 	python -m mypy.stubtest fcanalyze._engine
