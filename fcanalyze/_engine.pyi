@@ -117,15 +117,14 @@ def shorter_line(
     home: list[int],
     variant: Variant,
     line: list[str],
-    widths: list[int],
-    guide: list[int],
-    proof_nodes: int = 0,
+    effort: tuple[list[int], list[int], int],
 ) -> tuple[str | None, bool, int]:
     """For tuning the shortest line's search (scripts/tune_shortest.py): a line shorter
-    than `line` from beams of the widths given, weighed by `guide` (the twelve weights of
+    than `line` from the search `effort` gives as (beam widths, guide, proof nodes): beams
+    of those widths weighed by the guide (the twelve weights of
     engine/src/search/shortest/beam.rs's Guide, in order), then a branch and bound of at
-    most `proof_nodes` positions. Returns the line (None if none is shorter), whether
-    none is shorter than the best, and the positions expanded."""
+    most that many positions. Returns the line (None if none is shorter), whether none is
+    shorter than the best, and the positions expanded."""
 
 def lower_bounds(
     columns: list[list[int]], cells: list[int | None], home: list[int], variant: Variant

@@ -262,26 +262,25 @@ fn shortest_line<'py>(
 }
 
 /// A line shorter than `line` (moves in standard notation from the position given),
-/// from beams of the widths given: (the line, or None, and the positions expanded).
+/// from the search `effort` describes: (beam widths, the guide's twelve weights, the
+/// branch and bound's positions). Returns the line or None, whether none is shorter
+/// than the best, and the positions expanded.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, line, widths, guide, proof_nodes=0))]
-#[allow(clippy::too_many_arguments)]
 fn shorter_line(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
     home: [u8; 4],
     variant: PyRef<'_, PyVariant>,
     line: Vec<String>,
-    widths: Vec<usize>,
-    guide: [i32; 12],
-    proof_nodes: u64,
+    effort: (Vec<usize>, [i32; 12], u64),
 ) -> PyResult<(Option<String>, bool, u64)> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;
     let known = crate::notation::parse_line(&start, &rules, &line).map_err(PyValueError::new_err)?;
+    let (widths, weights, proof_nodes) = effort;
     let [lower_bound, out, buried, buried_next, cell, column, disorder, runs, runs_above_next, waiting, parked, deadlocks] =
-        guide;
+        weights;
     let guide = search::Guide {
         lower_bound,
         out,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import cast
 
@@ -67,6 +67,46 @@ def _quantile(series: pd.Series, q: float) -> float:
     return float(series.quantile(q)) if len(series) else float("nan")
 
 
+# The solved jobs' figures summarize() gives the median, p90 and maximum of.
+SUMMARY_FIGURES = ("moves", "non_foundation_moves", "card_moves", "score")
+
+
+def summary_row(
+    variant: str,
+    cells: int,
+    by_status: Mapping[str, int],
+    implied: int,
+    figures: Mapping[str, tuple[float, float, int | None]],
+    engine_seconds: float,
+    referee_seconds: float,
+) -> dict:
+    """One row of summarize()'s table: the verdict counts of a (variant, cells), and of
+    each of SUMMARY_FIGURES its (median, p90, max) over the solved jobs."""
+    decided = by_status.get(SOLVED, 0) + by_status.get(UNSOLVABLE, 0)
+    row = {
+        "variant": variant,
+        "cells": cells,
+        "jobs": sum(by_status.values()),
+        SOLVED: by_status.get(SOLVED, 0),
+        UNSOLVABLE: by_status.get(UNSOLVABLE, 0),
+        "implied": implied,
+        UNKNOWN: by_status.get(UNKNOWN, 0),
+        ERROR: by_status.get(ERROR, 0),
+        "solvable_share": by_status.get(SOLVED, 0) / decided if decided else float("nan"),
+    }
+    for figure in SUMMARY_FIGURES:
+        row[f"{figure}_median"], row[f"{figure}_p90"], row[f"{figure}_max"] = figures[figure]
+    # Null, not 0, for rows without timings (the shipped table has none).
+    row["engine_seconds"], row["referee_seconds"] = engine_seconds, referee_seconds
+    return row
+
+
+def summary_table(rows: list[dict]) -> pd.DataFrame:
+    """summarize()'s table from its rows (summary_row), most cells first."""
+    out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
+    return out.astype({f"{c}_max": "Int64" for c in SUMMARY_FIGURES})
+
+
 def summarize(data) -> pd.DataFrame:
     """One row per (variant, cells): job counts by verdict (`implied`: the unsolvable
     ones settled by a proof with more cells, without a search), the solvable share of
@@ -75,40 +115,26 @@ def summarize(data) -> pd.DataFrame:
     frame = load(data)
     rows = []
     for (variant, cells), group in frame.groupby(["variant", "cells"], sort=True):
-        status = group["status"].value_counts()
         solved = group[group["status"] == SOLVED]
-        decided = int(status.get(SOLVED, 0) + status.get(UNSOLVABLE, 0))
-        row = {
-            "variant": variant,
-            "cells": int(cast(int, cells)),
-            "jobs": len(group),
-            SOLVED: int(status.get(SOLVED, 0)),
-            UNSOLVABLE: int(status.get(UNSOLVABLE, 0)),
-            "implied": _implied(group),
-            UNKNOWN: int(status.get(UNKNOWN, 0)),
-            ERROR: int(status.get(ERROR, 0)),
-            "solvable_share": status.get(SOLVED, 0) / decided if decided else float("nan"),
-        }
-        for column, values in (
-            ("moves", solved["moves"]),
-            # Datasets written before the count was kept have none.
-            (
-                "non_foundation_moves",
-                solved["non_foundation_moves"] if "non_foundation_moves" in solved else pd.Series(dtype="Int64"),
-            ),
-            ("card_moves", solved["card_moves"]),
-            # Datasets written before scores were kept have none.
-            ("score", solved["score"] if "score" in solved else pd.Series(dtype="Int64")),
-        ):
-            row[f"{column}_median"] = _quantile(values, 0.5)
-            row[f"{column}_p90"] = _quantile(values, 0.9)
-            row[f"{column}_max"] = int(values.max()) if values.notna().any() else None
-        # Null, not 0, for rows without timings (the shipped table has none).
-        row["engine_seconds"] = float(group["seconds"].sum(min_count=1))
-        row["referee_seconds"] = float(group["verify_seconds"].sum(min_count=1))
-        rows.append(row)
-    out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
-    return out.astype({f"{c}_max": "Int64" for c in ("moves", "non_foundation_moves", "card_moves", "score")})
+        figures = {}
+        for figure in SUMMARY_FIGURES:
+            # Datasets written before the count or the score was kept have none.
+            values = solved[figure] if figure in solved else pd.Series(dtype="Int64")
+            top = int(values.max()) if values.notna().any() else None
+            figures[figure] = (_quantile(values, 0.5), _quantile(values, 0.9), top)
+        by_status = {str(k): int(v) for k, v in group["status"].value_counts().items()}
+        rows.append(
+            summary_row(
+                str(variant),
+                int(cast(int, cells)),
+                by_status,
+                _implied(group),
+                figures,
+                float(group["seconds"].sum(min_count=1)),
+                float(group["verify_seconds"].sum(min_count=1)),
+            )
+        )
+    return summary_table(rows)
 
 
 SHORTEST_COLUMNS = ["variant", "cells", "won", "counted", "searched", "proved", "mean", "median", "p90", "max"]

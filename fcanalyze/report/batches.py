@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..dataset.store import chunked_layout, read_shard, shard_numbers, to_frame
 from ..errors import FcanalyzeError
-from ..status import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
+from ..status import SOLVED, UNSOLVABLE
 from ..tables.published import CLASSIC_DEALS
 from .analysis import (
     DISTRIBUTION_COLUMNS,
@@ -25,6 +25,7 @@ from .analysis import (
     PAIRED_COLUMNS,
     SHORTEST_COLUMNS,
     SHORTEST_GROWTH_COLUMNS,
+    SUMMARY_FIGURES,
     _effort_order,
     _growth_order,
     _paired_order,
@@ -36,6 +37,8 @@ from .analysis import (
     published_comparison,
     select,
     shortest_growth_values,
+    summary_row,
+    summary_table,
     takeback_comparison,
     transitions,
     undecided,
@@ -56,7 +59,7 @@ KEYS = ["variant", "cells"]
 # Quantiles come from counts of each value: exact for moves, card moves and scores,
 # which take few values; node counts, seconds and ratios are counted to three
 # significant figures, so their medians and p90s are within 0.5%.
-FIGURES = ("moves", "non_foundation_moves", "card_moves", "score")
+FIGURES = SUMMARY_FIGURES
 EFFORT_KEYS = [*KEYS, "outcome"]
 PAIRED_KEYS = ["variant", "from_cells", "to_cells", "from_status", "to_status"]
 
@@ -464,37 +467,34 @@ def _top(frame: pd.DataFrame, n: int) -> pd.DataFrame:
 
 
 def _summary(status: _Sum, implied: _Sum, histograms: dict[str, _Sum], seconds: _Sum, maxima: _Sum) -> pd.DataFrame:
-    """summarize()'s table, from the counts."""
+    """summarize()'s table, from the counts: its quantiles from the histograms."""
     counts = status.result([*KEYS, "status", "count"])
     settled = implied.result([*KEYS, "size"])
     times = seconds.result([*KEYS, "seconds", "verify_seconds"])
     most = maxima.result([*KEYS, *FIGURES])
     rows = []
     for (variant, cells), group in counts.groupby(KEYS, sort=True):
-        by_status = dict(zip(group["status"], group["count"].astype(int)))
-        decided = by_status.get(SOLVED, 0) + by_status.get(UNSOLVABLE, 0)
-        row = {
-            "variant": variant,
-            "cells": int(cast(int, cells)),
-            "jobs": sum(by_status.values()),
-            SOLVED: by_status.get(SOLVED, 0),
-            UNSOLVABLE: by_status.get(UNSOLVABLE, 0),
-            "implied": int(settled[(settled["variant"] == variant) & (settled["cells"] == cells)]["size"].sum()),
-            UNKNOWN: by_status.get(UNKNOWN, 0),
-            ERROR: by_status.get(ERROR, 0),
-            "solvable_share": by_status.get(SOLVED, 0) / decided if decided else float("nan"),
-        }
+        figures = {}
         for figure in FIGURES:
             h = histograms[figure].result([*KEYS, figure, "count"])
             h = h[(h["variant"] == variant) & (h["cells"] == cells)]
             values, n = h[figure].to_numpy(dtype=np.int64), h["count"].to_numpy(dtype=np.int64)
-            row[f"{figure}_median"] = quantile_of_counts(values, n, 0.5)
-            row[f"{figure}_p90"] = quantile_of_counts(values, n, 0.9)
             top = most[(most["variant"] == variant) & (most["cells"] == cells)][figure].dropna()
-            row[f"{figure}_max"] = int(top.iloc[0]) if len(top) else None
+            figures[figure] = (
+                quantile_of_counts(values, n, 0.5),
+                quantile_of_counts(values, n, 0.9),
+                int(top.iloc[0]) if len(top) else None,
+            )
         time = times[(times["variant"] == variant) & (times["cells"] == cells)]
-        row["engine_seconds"] = float(time["seconds"].sum(min_count=1))
-        row["referee_seconds"] = float(time["verify_seconds"].sum(min_count=1))
-        rows.append(row)
-    out = pd.DataFrame(rows).sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
-    return out.astype({f"{c}_max": "Int64" for c in FIGURES})
+        rows.append(
+            summary_row(
+                str(variant),
+                int(cast(int, cells)),
+                dict(zip(group["status"], group["count"].astype(int))),
+                int(settled[(settled["variant"] == variant) & (settled["cells"] == cells)]["size"].sum()),
+                figures,
+                float(time["seconds"].sum(min_count=1)),
+                float(time["verify_seconds"].sum(min_count=1)),
+            )
+        )
+    return summary_table(rows)

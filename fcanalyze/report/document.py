@@ -56,7 +56,7 @@ from .render import (
     _share,
     _typed,
     shown_distribution,
-    text_table,
+    format_table,
 )
 
 
@@ -183,7 +183,7 @@ class Report:
         if not len(self.takeback):
             return []
         lines = [
-            text_table(self.takeback, markdown=markdown),
+            format_table(self.takeback, markdown=markdown),
             "",
         ]
         for (variant, cells), group in self.gained.groupby(["variant", "cells"], sort=False):
@@ -279,49 +279,49 @@ class Report:
         parts += [
             "Verdicts per variant and cell count (the solvable share is of the decided jobs; 'implied': "
             "unsolvable rows settled by a proof with more cells, without a search)",
-            text_table(_share(self.summary), VERDICT_COLUMNS),
+            format_table(_share(self.summary), VERDICT_COLUMNS),
             "",
             "Solutions of the solved deals (moves: a sequence move counts as one), and engine time",
-            text_table(moves),
+            format_table(moves),
         ]
         if len(self.effort):
             parts += [
                 "",
                 self.effort_heading(),
-                text_table(self.effort[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)),
+                format_table(self.effort[list(EFFORT_COLUMNS)].rename(columns=EFFORT_COLUMNS)),
             ]
         if len(self.paired):
             parts += [
                 "",
                 self.paired_heading(),
-                text_table(self._paired_shown()[list(PAIRED_HEADINGS)].rename(columns=PAIRED_HEADINGS)),
+                format_table(self._paired_shown()[list(PAIRED_HEADINGS)].rename(columns=PAIRED_HEADINGS)),
             ]
         if self.has_shortest():
-            parts += ["", self.shortest_heading(), text_table(self.shortest)]
+            parts += ["", self.shortest_heading(), format_table(self.shortest)]
             if len(self.shortest_growth):
                 growth = self.shortest_growth.assign(
                     longer_share=[percent(x) for x in self.shortest_growth["longer_share"]]
                 )
-                parts += ["", self.growth_heading(), text_table(growth.rename(columns=GROWTH_HEADINGS))]
+                parts += ["", self.growth_heading(), format_table(growth.rename(columns=GROWTH_HEADINGS))]
         if self.summary["score_median"].notna().any():
             scores = self.summary[list(SCORE_COLUMNS)].rename(columns=SCORE_COLUMNS)
-            parts += ["", f"Scores of the solved deals ({SCORING})", text_table(scores)]
+            parts += ["", f"Scores of the solved deals ({SCORING})", format_table(scores)]
         if len(self.transitions):
-            parts += ["", "Deals won with more cells and lost with fewer", text_table(self.transitions)]
+            parts += ["", "Deals won with more cells and lost with fewer", format_table(self.transitions)]
         if len(self.takeback):
             parts += ["", "Take-back against the same rules without it (jobs decided both ways)"]
             parts += self.takeback_lines(markdown=False)
         parts += [
             "",
             "Fewest cells that win each deal (upper bound when the count below was not run or not decided)",
-            text_table(shown_distribution(self.min_cells_distribution())),
+            format_table(shown_distribution(self.min_cells_distribution())),
         ]
         for by, what in (("nodes", "nodes searched"), ("moves", "solution length")):
             top = self.hardest[self.hardest["by"] == by].groupby(["variant", "cells"]).head(self.top)
             parts += [
                 "",
                 f"Hardest solved deals by {what} (top {self.top} per cell count; --top N for more)",
-                text_table(top, ["variant", "cells", "deal", "nodes", "moves", "seconds"]),
+                format_table(top, ["variant", "cells", "deal", "nodes", "moves", "seconds"]),
             ]
         if len(self.undecided):
             shown = self.undecided.head(UNDECIDED_SHOWN)
@@ -332,7 +332,7 @@ class Report:
                 + (f"; the first {len(shown)} here, all in undecided.csv with --out" if more else "")
                 + "). "
                 + self.undecided_advice(),
-                text_table(shown),
+                format_table(shown),
             ]
         if len(self.published):
             short = self.published.rename(columns=PUBLISHED_HEADINGS)
@@ -340,7 +340,7 @@ class Report:
                 "",
                 "Deals 1..32,000 against the published counts ('so far': the undecided deals "
                 "may still make up the difference)",
-                text_table(short),
+                format_table(short),
             ]
         problems = self.problems()
         if problems:
@@ -408,7 +408,7 @@ class Report:
             "The solvable share is over decided deals; `implied` counts the unsolvable rows settled by a proof "
             "with more cells, without a search. Time is engine time in seconds.",
             "",
-            text_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True),
+            format_table(_share(self.summary), SUMMARY_COLUMNS, markdown=True),
             "",
         ]
         md += image("solvable_share.png", "Solvable share by free cells")
@@ -418,7 +418,7 @@ class Report:
                 "",
                 self.effort_heading() + ".",
                 "",
-                text_table(self.effort, markdown=True),
+                format_table(self.effort, markdown=True),
                 "",
             ]
             md += image("nodes.png", "Nodes searched by free cells, won and lost")
@@ -430,7 +430,7 @@ class Report:
                 "",
                 self.paired_heading() + ".",
                 "",
-                text_table(shown, markdown=True),
+                format_table(shown, markdown=True),
                 "",
             ]
         if self.has_shortest():
@@ -439,12 +439,12 @@ class Report:
                 "",
                 self.shortest_heading() + ".",
                 "",
-                text_table(self.shortest, markdown=True),
+                format_table(self.shortest, markdown=True),
                 "",
             ]
             md += image("shortest.png", "Lines in moves not to a foundation, by free cells")
             if len(self.shortest_growth):
-                md += [self.growth_heading() + ".", "", text_table(self.shortest_growth, markdown=True), ""]
+                md += [self.growth_heading() + ".", "", format_table(self.shortest_growth, markdown=True), ""]
         if len(self.takeback):
             md += [
                 "## Take-back against the same rules without it",
@@ -460,7 +460,7 @@ class Report:
             md += [
                 "## Against the published counts (deals 1..32,000)",
                 "",
-                text_table(self.published, markdown=True),
+                format_table(self.published, markdown=True),
                 "",
             ]
         if len(self.transitions):
@@ -471,7 +471,7 @@ class Report:
                 "with more cells, and those lost with fewer. `anomalies` counts deals won with fewer "
                 "cells but lost with more, which would mean a wrong verdict.",
                 "",
-                text_table(self.transitions, markdown=True),
+                format_table(self.transitions, markdown=True),
                 "",
             ]
             if len(self.lost):
@@ -488,7 +488,7 @@ class Report:
             "when it is the fewest the game can be played with (0, or the cells its deal fills), "
             "otherwise an upper bound.",
             "",
-            text_table(shown_distribution(self.min_cells_distribution()), markdown=True),
+            format_table(shown_distribution(self.min_cells_distribution()), markdown=True),
             "",
         ]
         md += image("moves.png", "Solution length by free cells")
@@ -499,7 +499,7 @@ class Report:
             md += [
                 f"### By {by}",
                 "",
-                text_table(
+                format_table(
                     part, ["variant", "cells", "deal", "nodes", "moves", "card_moves", "seconds"], markdown=True
                 ),
                 "",
@@ -519,7 +519,7 @@ class Report:
                 + ". "
                 + self.undecided_advice(),
                 "",
-                text_table(shown, markdown=True),
+                format_table(shown, markdown=True),
                 "",
             ]
         return "\n".join(md)

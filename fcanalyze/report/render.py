@@ -27,7 +27,7 @@ def _format(value) -> str:
     return str(value)
 
 
-def text_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: bool = False) -> str:
+def format_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: bool = False) -> str:
     """A plain or Markdown table, numbers right-aligned."""
     frame = frame if columns is None else frame[columns]
     head = list(frame.columns)

@@ -8,6 +8,3 @@ from __future__ import annotations
 # facts to check against"). Every deal not counted as winnable is proved unwinnable.
 CLASSIC_DEALS = 32_000
 WINNABLE_CLASSIC = {4: 31_999, 3: 31_801, 2: 25_381, 1: 6_289, 0: 69}
-
-# The same source: the only unwinnable deals among 1..1,000,000 with 4 free cells.
-UNWINNABLE_FIRST_MILLION_4_CELLS = (11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948)
