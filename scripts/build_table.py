@@ -143,10 +143,14 @@ TABLE_SCHEMA = pa.schema([f for f in SCHEMA if f.name not in MACHINE_COLUMNS])
 
 def conformed(table: pa.Table) -> pa.Table:
     """`table` with TABLE_SCHEMA's columns in order, those it lacks (columns added to the
-    sweep's schema since it was written) as nulls."""
+    sweep's schema since it was written) as nulls, and no machine's path in it."""
     for field in TABLE_SCHEMA:
         if field.name not in table.column_names:
             table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+    # A row proved on disk names the directory it spilled to, a path of the machine
+    # that ran it: the shipped table says only that it spilled.
+    budgets = pc.replace_substring_regex(table["budgets"], r"spill_dir=[^,]*", "spill_dir=given")
+    table = table.set_column(table.schema.get_field_index("budgets"), "budgets", budgets)
     return table.select(TABLE_SCHEMA.names).cast(TABLE_SCHEMA)
 
 

@@ -150,3 +150,14 @@ def budget_leaving(mib: int, held: int | None = None) -> str:
 
     held = (resident_bytes() or 0) if held is None else held
     return f"{(held + PROCESS_RESERVE + mib * 2**20) // 1024}K"
+
+
+def one_error_line(result, message: str) -> None:
+    """Bad input's one rule: exit status 2, nothing on stdout, one short `Error:` line
+    on stderr that says `message`."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "", result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert message in lines[0], lines[0]
+    assert len(lines[0]) < 400

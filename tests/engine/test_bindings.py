@@ -10,7 +10,7 @@ from fcanalyze import _engine
 
 
 def test_engine_imports_and_version_is_the_crate_version():
-    cargo = Path(__file__).resolve().parent.parent / "engine" / "Cargo.toml"
+    cargo = Path(__file__).resolve().parents[2] / "engine" / "Cargo.toml"
     crate_version = re.search(r'^version = "([^"]+)"', cargo.read_text(), re.M).group(1)
     assert _engine.__version__ == fcanalyze.__version__ == crate_version
 

@@ -30,14 +30,14 @@ from conftest import (  # noqa: E402
     wait_for_rows,
 )
 
+from fcanalyze.cluster import quiet_teardown  # noqa: E402
 from fcanalyze.dataset.chunks import Chunk, ChunkStore  # noqa: E402
 from fcanalyze.dataset.store import part_files, read_dataset  # noqa: E402
 from fcanalyze.game.variant import Variant  # noqa: E402
 from fcanalyze.solving.budgets import Budgets  # noqa: E402
-from fcanalyze.cluster import quiet_teardown  # noqa: E402
 from fcanalyze.sweep.cluster import run_chunk  # noqa: E402
 
-SHIPPED_TABLE = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
+SHIPPED_TABLE = Path(__file__).parents[2] / "fcanalyze" / "data" / "microsoft-32000.parquet"
 # The `dask` command of the environment running the tests.
 _BESIDE = Path(sys.executable).with_name("dask")
 DASK = str(_BESIDE) if _BESIDE.exists() else shutil.which("dask") or "dask"

@@ -341,7 +341,7 @@ def test_the_tail_script_sets_the_slowest_jobs_beside_the_same_jobs_of_another_s
 
     # The other sweep: the same jobs of deals 1..20 with 1 cell, searched again.
     again = sweep("1-20", cells="1", out=tmp_path / "again", workers=1)
-    script = Path(__file__).parents[1] / "scripts" / "sweep_tail.py"
+    script = Path(__file__).parents[2] / "scripts" / "sweep_tail.py"
     out = subprocess.run(
         [sys.executable, str(script), str(dataset), "--before", str(again), "--top", "5"],
         capture_output=True,
@@ -494,7 +494,7 @@ def test_undecided_jobs_are_in_report_md_and_point_to_the_shipped_table(tmp_path
 def test_the_guide_names_every_column_of_every_table_a_report_writes(dataset):
     from pathlib import Path
 
-    guide = (Path(__file__).parents[1] / "docs" / "guide.md").read_text()
+    guide = (Path(__file__).parents[2] / "docs" / "guide.md").read_text()
     reported = Report.build(dataset)
     for name, frame in reported.tables().items():
         assert f"`{name}.csv`" in guide, name

@@ -43,6 +43,13 @@ def test_its_schema_is_the_sweeps_without_the_machine_columns(table):
     assert full["host"].null_count == full.num_rows
 
 
+@pytest.mark.parametrize("variant", ["freecell", TAKEBACK])
+def test_no_row_names_a_path_of_the_machine_that_made_it(variant):
+    budgets = pq.read_table(table_path(variant), columns=["budgets"])["budgets"]
+    spills = {b.split("spill_dir=")[1].split(",")[0] for b in budgets.to_pylist() if "spill_dir=" in b}
+    assert spills <= {"given"}, spills
+
+
 def test_every_job_is_there_and_its_counts_agree_with_the_published_ones(table):
     assert table.num_rows == CLASSIC_DEALS * len(TABLE_CELLS)
     undecided = 0
@@ -213,7 +220,7 @@ def test_a_patch_replaces_only_undecided_rows_and_only_with_decided_ones(table):
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
+    sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
     import build_table
 
     small = table.filter(pc.less_equal(table["deal"], 3))

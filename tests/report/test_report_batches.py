@@ -17,7 +17,7 @@ from fcanalyze.dataset.store import SCHEMA, chunked_layout, read_dataset
 from fcanalyze.report.batches import build_by_shard, quantile_of_counts, three_figures
 from fcanalyze.report.document import Report
 
-SHIPPED = Path(__file__).parent.parent / "fcanalyze" / "data" / "microsoft-32000.parquet"
+SHIPPED = Path(__file__).parents[2] / "fcanalyze" / "data" / "microsoft-32000.parquet"
 
 
 @pytest.fixture
