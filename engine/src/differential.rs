@@ -1,4 +1,4 @@
-//! Differential tests: the engine's search against a plain exhaustive one on small positions.
+//! Differential tests: the engine's search against a plain exhaustive one on small positions that proptest draws and shrinks.
 //!
 //! The plain search tries every single-card move, foundation moves included (and under
 //! the take-back rule every card that may come back off a foundation, to every column
@@ -8,7 +8,11 @@
 //! positions small enough to exhaust both ways the two must agree, for several rule
 //! variants.
 
+use std::cell::Cell;
 use std::collections::HashSet;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence, RngSeed, TestCaseResult, TestRunner};
 
 use crate::card::Card;
 use crate::moves::generate;
@@ -78,31 +82,54 @@ fn every_takeback(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
     }
 }
 
-/// A random position: suits home up to random ranks, the other cards dealt at random
-/// into the rules' columns, with one card in a cell when there is a cell.
-fn random_position(rules: &Variant, rng: &mut u64) -> Position {
-    random_position_in(rules, rng, 6, 5)
+/// Small positions under `rules`, as proptest draws them: each suit home up to a rank
+/// from `lowest` to `lowest + span - 1`, the other cards dealt in a random order into the
+/// columns, with one in a cell when there is a cell. A failing position shrinks toward
+/// fewer cards in play (higher foundations) and the cards nearer their sorted order.
+fn positions(rules: Variant, lowest: u8, span: u8) -> impl Strategy<Value = Position> {
+    let highest = lowest + span - 1;
+    proptest::array::uniform4(0..span)
+        .prop_flat_map(move |below| {
+            let home: [u8; 4] = below.map(|b| highest - b);
+            let cards: Vec<u8> = (0..52u8).filter(|&c| c / 4 + 1 > home[usize::from(c % 4)]).collect();
+            (Just(home), Just(cards).prop_shuffle())
+        })
+        .prop_map(move |(home, mut cards)| {
+            let mut cells = vec![None; rules.cells];
+            if rules.cells > 0 {
+                cells[0] = cards.pop();
+            }
+            let mut columns = vec![vec![]; rules.columns];
+            for (i, c) in cards.into_iter().enumerate() {
+                columns[i % rules.columns].push(c);
+            }
+            Position::new(&rules, &columns, &cells, home).expect("a consistent layout")
+        })
 }
 
-fn random_position_in(rules: &Variant, rng: &mut u64, lowest: u8, span: u64) -> Position {
-    let mut next = |n: u64| {
-        *rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (*rng >> 33) % n
+/// Holds `check` on `cases` positions from `strategy`, as proptest runs a property: a
+/// failing position is shrunk to a smaller one before it is reported, and its seed kept
+/// in `proptest-regressions/differential/<name>.txt`, whose cases run first from then
+/// on. The seed is fixed: every run draws the same positions, so that the tests' counts
+/// of won and lost positions are the same each time.
+fn check_positions<S: Strategy>(
+    name: &str,
+    seed: u64,
+    cases: u32,
+    strategy: S,
+    check: impl Fn(&S::Value) -> TestCaseResult,
+) {
+    let file: &'static str = Box::leak(format!("proptest-regressions/differential/{name}.txt").into_boxed_str());
+    let config = Config {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(file))),
+        max_shrink_iters: 2_000,
+        ..Config::default()
     };
-    let home: [u8; 4] = std::array::from_fn(|_| lowest + next(span) as u8);
-    let mut cards: Vec<u8> = (0..52u8).filter(|&c| c / 4 + 1 > home[usize::from(c % 4)]).collect();
-    for i in (1..cards.len()).rev() {
-        cards.swap(i, next(i as u64 + 1) as usize);
+    if let Err(failure) = TestRunner::new(config).run(&strategy, |start| check(&start)) {
+        panic!("{name}: {failure}");
     }
-    let mut cells = vec![None; rules.cells];
-    if rules.cells > 0 {
-        cells[0] = cards.pop();
-    }
-    let mut columns = vec![vec![]; rules.columns];
-    for (i, c) in cards.into_iter().enumerate() {
-        columns[i % rules.columns].push(c);
-    }
-    Position::new(rules, &columns, &cells, home).expect("a consistent layout")
 }
 
 #[test]
@@ -126,22 +153,19 @@ fn the_engine_agrees_with_the_plain_search_on_small_positions() {
             ..Variant::FREECELL.with_cells(0)
         },
     ];
-    let mut rng = 0x000D_1FF5_EED5_u64;
-    for rules in variants {
-        let (mut won, mut lost) = (0, 0);
-        for _ in 0..120 {
-            let start = random_position(&rules, &mut rng);
-            let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
-            let engine = solve(&start, &rules, Budget::default(), &mut || false);
+    for (i, rules) in variants.into_iter().enumerate() {
+        let (won, lost) = (Cell::new(0), Cell::new(0));
+        check_positions("engine_agrees", 0x000D_1FF5_EED5 + i as u64, 120, positions(rules, 6, 5), |start| {
+            let Some(plain) = plain_search(start, &rules, 300_000) else { return Ok(()) };
+            let engine = solve(start, &rules, Budget::default(), &mut || false);
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
-            assert_eq!(engine.status, expected, "{rules:?}\n{start:?}");
-            if plain {
-                won += 1
-            } else {
-                lost += 1
-            }
-        }
+            prop_assert_eq!(engine.status, expected, "{:?}", rules);
+            let count = if plain { &won } else { &lost };
+            count.set(count.get() + 1);
+            Ok(())
+        });
         // The positions must exercise both verdicts, or the test proves little.
+        let (won, lost) = (won.get(), lost.get());
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
     }
 }
@@ -158,21 +182,22 @@ fn takeback_wins_positions_lost_without_it_and_the_engine_finds_those_wins() {
         Variant { columns: 4, kings_only: true, ..Variant::FREECELL.with_cells(1) },
     ] {
         let takeback = Variant { takeback: true, ..base };
-        let mut rng = 0x7AC3_BAC3_u64;
-        let (mut won, mut lost, mut only_with_takeback) = (0, 0, 0);
-        for _ in 0..200 {
-            let start = random_position_in(&base, &mut rng, 5, 7);
+        let (won, lost, only_with_takeback) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        check_positions("takeback_wins", 0x7AC3_BAC3, 200, positions(base, 5, 7), |start| {
             let (Some(plain), Some(with)) =
-                (plain_search(&start, &base, 100_000), plain_search(&start, &takeback, 100_000))
+                (plain_search(start, &base, 100_000), plain_search(start, &takeback, 100_000))
             else {
-                continue;
+                return Ok(());
             };
-            assert!(with || !plain, "won without take-back but lost with it:\n{start:?}");
-            let engine = solve(&start, &takeback, Budget::default(), &mut || false);
-            assert_eq!(engine.status, if with { Status::Solved } else { Status::Unsolvable }, "{start:?}");
-            only_with_takeback += usize::from(with && !plain);
-            (won, lost) = if with { (won + 1, lost) } else { (won, lost + 1) };
-        }
+            prop_assert!(with || !plain, "won without take-back but lost with it");
+            let engine = solve(start, &takeback, Budget::default(), &mut || false);
+            prop_assert_eq!(engine.status, if with { Status::Solved } else { Status::Unsolvable });
+            only_with_takeback.set(only_with_takeback.get() + usize::from(with && !plain));
+            let count = if with { &won } else { &lost };
+            count.set(count.get() + 1);
+            Ok(())
+        });
+        let (won, lost, only_with_takeback) = (won.get(), lost.get(), only_with_takeback.get());
         assert!(won >= 10 && lost >= 10, "{base:?}: {won} won, {lost} lost");
         assert!(only_with_takeback >= 5, "{base:?}: only {only_with_takeback} positions need take-back");
     }
@@ -207,12 +232,10 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
         Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
-    let mut rng = 0x1A57_CA4D_u64;
-    for rules in variants {
-        let (mut won, mut lost) = (0, 0);
-        for _ in 0..150 {
-            let start = random_position(&rules, &mut rng);
-            let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
+    for (i, rules) in variants.into_iter().enumerate() {
+        let (won, lost) = (Cell::new(0), Cell::new(0));
+        check_positions("card_just_moved", 0x1A57_CA4D + i as u64, 150, positions(rules, 6, 5), |start| {
+            let Some(plain) = plain_search(start, &rules, 300_000) else { return Ok(()) };
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
             let mut stored_by_pass = vec![];
             // The exhaustive pass here stores the positions whose loose card has to go
@@ -220,11 +243,11 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
             let exhaustive =
                 |start: &Position, rules: &Variant, rest| exhaustive_pass_returning(start, rules, rest, false);
             for pass in [exhaustive, complete_best_first] {
-                let (resting, stored_resting) = pass(&start, &rules, true);
-                let (moving, stored_moving) = pass(&start, &rules, false);
-                assert_eq!((resting, moving), (expected, expected), "{rules:?}\n{start:?}");
+                let (resting, stored_resting) = pass(start, &rules, true);
+                let (moving, stored_moving) = pass(start, &rules, false);
+                prop_assert_eq!((resting, moving), (expected, expected), "{:?}", rules);
                 if !plain {
-                    assert_eq!(stored_resting, stored_moving, "{rules:?}\n{start:?}");
+                    prop_assert_eq!(stored_resting, stored_moving, "{:?}", rules);
                 }
                 stored_by_pass.push(stored_resting);
             }
@@ -233,10 +256,13 @@ fn leaving_the_card_just_moved_alone_stores_exactly_the_same_positions() {
             // on a lost position it must still reach all that best-first, in its quite
             // different order, reaches.
             if !plain {
-                assert_eq!(stored_by_pass[0], stored_by_pass[1], "{rules:?}\n{start:?}");
+                prop_assert_eq!(stored_by_pass[0], stored_by_pass[1], "{:?}", rules);
             }
-            (won, lost) = if plain { (won + 1, lost) } else { (won, lost + 1) };
-        }
+            let count = if plain { &won } else { &lost };
+            count.set(count.get() + 1);
+            Ok(())
+        });
+        let (won, lost) = (won.get(), lost.get());
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
     }
 }
@@ -270,28 +296,30 @@ fn putting_a_loose_card_back_loses_no_win() {
         Variant { columns: 6, same_suit: true, ..Variant::FREECELL.with_cells(0) },
         Variant { columns: 6, sequence_moves: SequenceMoves::Single, ..Variant::FREECELL.with_cells(0) },
     ];
-    let mut rng = 0x0CE1_1CA2_D000_u64;
-    for rules in variants {
+    for (i, rules) in variants.into_iter().enumerate() {
         assert!(rules.loose_card_returns());
-        let (mut won, mut lost, mut stored_with, mut stored_without) = (0, 0, 0, 0);
-        for i in 0..300 {
-            // Half with foundations from 3 (about 30 cards in play), half from 5.
-            let start = random_position_in(&rules, &mut rng, if i % 2 == 0 { 3 } else { 5 }, 4);
-            let Some(plain) = plain_search(&start, &rules, 400_000) else { continue };
+        let (won, lost, stored_with, stored_without) = (Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0));
+        // Half with foundations from 3 (about 30 cards in play), half from 5.
+        let fuller = prop_oneof![positions(rules, 3, 4), positions(rules, 5, 4)];
+        check_positions("loose_card_back", 0x0CE1_1CA2_D000 + i as u64, 300, fuller, |start| {
+            let Some(plain) = plain_search(start, &rules, 400_000) else { return Ok(()) };
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
-            let (with, with_stored) = exhaustive_pass_returning(&start, &rules, true, true);
-            let (with_moving, with_moving_stored) = exhaustive_pass_returning(&start, &rules, false, true);
-            let (without, without_stored) = exhaustive_pass_returning(&start, &rules, true, false);
-            assert_eq!((with, with_moving, without), (expected, expected, expected), "{rules:?}\n{start:?}");
+            let (with, with_stored) = exhaustive_pass_returning(start, &rules, true, true);
+            let (with_moving, with_moving_stored) = exhaustive_pass_returning(start, &rules, false, true);
+            let (without, without_stored) = exhaustive_pass_returning(start, &rules, true, false);
+            prop_assert_eq!((with, with_moving, without), (expected, expected, expected), "{:?}", rules);
             if plain {
-                won += 1;
+                won.set(won.get() + 1);
             } else {
-                assert_eq!(with_stored, with_moving_stored, "{rules:?}\n{start:?}");
-                assert!(with_stored <= without_stored, "{rules:?}\n{start:?}");
-                (stored_with, stored_without) = (stored_with + with_stored, stored_without + without_stored);
-                lost += 1;
+                prop_assert_eq!(with_stored, with_moving_stored, "{:?}", rules);
+                prop_assert!(with_stored <= without_stored, "{:?}", rules);
+                stored_with.set(stored_with.get() + with_stored);
+                stored_without.set(stored_without.get() + without_stored);
+                lost.set(lost.get() + 1);
             }
-        }
+            Ok(())
+        });
+        let (won, lost, stored_with, stored_without) = (won.get(), lost.get(), stored_with.get(), stored_without.get());
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
         assert!(stored_with < stored_without, "{rules:?}: the rule never came up ({stored_with} stored)");
         eprintln!("{rules:?}: {won} won, {lost} lost, {stored_with} stored against {stored_without}");
@@ -363,25 +391,22 @@ fn the_last_pass_agrees_with_the_plain_search_whatever_its_schedule() {
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
     ];
-    let mut rng = 0x5C4E_D01E_u64;
-    for rules in variants {
-        let (mut won, mut lost, mut woke) = (0, 0, 0);
-        for _ in 0..60 {
-            // Fuller positions than random_position's, for longer searches.
-            let start = random_position_in(&rules, &mut rng, 4, 4);
-            let Some(plain) = plain_search(&start, &rules, 300_000) else { continue };
+    for (i, rules) in variants.into_iter().enumerate() {
+        let (won, lost, woke) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        // Fuller positions than the other tests', for longer searches.
+        check_positions("any_schedule", 0x5C4E_D01E + i as u64, 90, positions(rules, 4, 4), |start| {
+            let Some(plain) = plain_search(start, &rules, 300_000) else { return Ok(()) };
             let expected = if plain { Status::Solved } else { Status::Unsolvable };
             for schedule in schedules {
-                let (status, nodes) = settle_pass(&start, &rules, schedule);
-                assert_eq!(status, expected, "{rules:?} {schedule:?}\n{start:?}");
-                woke += usize::from(nodes > schedules[0].hard_after_nodes);
+                let (status, nodes) = settle_pass(start, &rules, schedule);
+                prop_assert_eq!(status, expected, "{:?} {:?}", rules, schedule);
+                woke.set(woke.get() + usize::from(nodes > schedules[0].hard_after_nodes));
             }
-            if plain {
-                won += 1
-            } else {
-                lost += 1
-            }
-        }
+            let count = if plain { &won } else { &lost };
+            count.set(count.get() + 1);
+            Ok(())
+        });
+        let (won, lost, woke) = (won.get(), lost.get(), woke.get());
         assert!(won >= 5 && lost >= 5, "{rules:?}: {won} won, {lost} lost");
         // Searches long enough for best-first to rest and wake again.
         assert!(woke >= 5, "{rules:?}: only {woke} searches went past the wake-up");
@@ -432,25 +457,25 @@ fn layered_proofs_store_what_the_exhaustive_pass_stores(
     let dir = scratch_dir(name);
     let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
     let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
-    let mut rng = seed;
-    for rules in variants {
-        let (mut won, mut lost, mut spilled) = (0, 0, 0);
-        for _ in 0..150 {
-            let start = random_position(rules, &mut rng);
-            let Some(plain) = plain_search(&start, rules, 60_000) else { continue };
-            let layered = prove_layered(&start, rules, budget, &spill, &mut || false);
+    for (i, &rules) in variants.iter().enumerate() {
+        let (won, lost, spilled) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        check_positions(name, seed + i as u64, 150, positions(rules, 6, 5), |start| {
+            let Some(plain) = plain_search(start, &rules, 60_000) else { return Ok(()) };
+            let layered = prove_layered(start, &rules, budget, &spill, &mut || false);
             if plain {
-                assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
-                won += 1;
+                prop_assert_eq!(layered.status, Status::Unknown(Limit::Memory), "{:?}", rules);
+                won.set(won.get() + 1);
             } else {
-                let returning = !(breadth_first && breadth_first_applies(rules));
-                let (status, stored) = exhaustive_pass_returning(&start, rules, true, returning);
-                assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
-                assert_eq!(layered.states as usize, stored, "{rules:?}\n{start:?}");
-                spilled += usize::from(layered.peak_disk > 0);
-                lost += 1;
+                let returning = !(breadth_first && breadth_first_applies(&rules));
+                let (status, stored) = exhaustive_pass_returning(start, &rules, true, returning);
+                prop_assert_eq!((status, layered.status), (Status::Unsolvable, Status::Unsolvable));
+                prop_assert_eq!(layered.states as usize, stored, "{:?}", rules);
+                spilled.set(spilled.get() + usize::from(layered.peak_disk > 0));
+                lost.set(lost.get() + 1);
             }
-        }
+            Ok(())
+        });
+        let (won, lost, spilled) = (won.get(), lost.get(), spilled.get());
         assert!(won >= 10 && lost >= 10, "{rules:?}: {won} won, {lost} lost");
         assert!(spilled * 2 >= lost, "{rules:?}: only {spilled} of {lost} lost positions had levels to spill");
     }
@@ -536,48 +561,48 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
     ];
     let dir = scratch_dir("resumed");
     let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
-    let mut rng = 0x5E5_0DE_u64;
-    for rules in variants {
-        let (mut lost, mut won, mut stops) = (0, 0, 0);
-        for _ in 0..300 {
-            if lost >= 6 && won >= 4 {
-                break;
+    for (i, rules) in variants.into_iter().enumerate() {
+        let (lost, won, stops) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        // Each case is a job and another job, whose proof is kept beside the job's all along.
+        let pairs = (positions(rules, 6, 5), positions(rules, 6, 5));
+        check_positions("stopped_again", 0x5E5_0DE + i as u64, 300, pairs, |(start, other)| {
+            if lost.get() >= 6 && won.get() >= 4 {
+                return Ok(());
             }
-            let start = random_position(&rules, &mut rng);
-            let Some(plain) = plain_search(&start, &rules, 60_000) else { continue };
-            let (status, stored) = exhaustive_pass(&start, &rules, true);
-            // Another job's proof, kept beside this one's all along.
-            let other = random_position(&rules, &mut rng);
-            let _ = prove_layered(&other, &rules, Budget { max_nodes: 50, ..Budget::default() }, &spill, &mut || false);
+            let Some(plain) = plain_search(start, &rules, 60_000) else { return Ok(()) };
+            let (status, stored) = exhaustive_pass(start, &rules, true);
+            let _ = prove_layered(other, &rules, Budget { max_nodes: 50, ..Budget::default() }, &spill, &mut || false);
             let mut runs = 0;
             let out = loop {
                 // A run gets on only if it finishes a bucket: budgets grow, from small. (A
                 // won position's proof goes far beyond the exhaustive pass's, which stops
                 // at the win.)
                 let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, ..Budget::default() };
-                let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+                let out = prove_layered(start, &rules, short, &spill, &mut || false);
                 runs += 1;
-                assert!(runs < 40, "{rules:?}: no end in sight");
+                prop_assert!(runs < 40, "{:?}: no end in sight", rules);
                 if out.status != Status::Unknown(Limit::Nodes) {
                     break out;
                 }
-                assert!(out.kept, "a proof stopped by its node budget is kept");
+                prop_assert!(out.kept, "a proof stopped by its node budget is kept");
             };
-            assert!(!out.kept);
-            stops += runs - 1;
+            prop_assert!(!out.kept);
+            stops.set(stops.get() + runs - 1);
             if plain {
-                assert_eq!(out.status, Status::Unknown(Limit::Memory), "{rules:?}\n{start:?}");
-                won += 1;
+                prop_assert_eq!(out.status, Status::Unknown(Limit::Memory), "{:?}", rules);
+                won.set(won.get() + 1);
             } else {
-                assert_eq!((status, out.status), (Status::Unsolvable, Status::Unsolvable));
-                assert_eq!(out.states as usize, stored, "{rules:?}\n{start:?}");
-                assert!(runs == 1 || out.resumed_seconds > 0.0);
-                lost += 1;
+                prop_assert_eq!((status, out.status), (Status::Unsolvable, Status::Unsolvable));
+                prop_assert_eq!(out.states as usize, stored, "{:?}", rules);
+                prop_assert!(runs == 1 || out.resumed_seconds > 0.0);
+                lost.set(lost.get() + 1);
             }
             // The other job's proof goes on where it stopped, and ends.
-            let other_out = prove_layered(&other, &rules, Budget::default(), &spill, &mut || false);
-            assert_ne!(other_out.status, Status::Unknown(Limit::Nodes));
-        }
+            let other_out = prove_layered(other, &rules, Budget::default(), &spill, &mut || false);
+            prop_assert_ne!(other_out.status, Status::Unknown(Limit::Nodes));
+            Ok(())
+        });
+        let (lost, won, stops) = (lost.get(), won.get(), stops.get());
         assert!(lost >= 6 && won >= 4 && stops >= 20, "{rules:?}: {lost} lost, {won} won, {stops} stops");
     }
     // Every proof ended, and removed its files.
