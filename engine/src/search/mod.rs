@@ -171,19 +171,8 @@ pub struct Outcome {
 
 /// Quick passes after the first, each with its move order shaken by a different seed:
 /// a slightly different order often goes right where the first went wrong, far more
-/// cheaply than a best-first search. Twenty were tuned on deals 1..16000 with 4 cells
-/// (deals 16001..32000 gained as much), and every cell count had them. But with fewer
-/// cells most searched jobs are lost, and each pays for every quick pass; the wins the
-/// shaken passes find, the last pass finds about as soon. Measured side by side (one
-/// build per core, 20 s a job) on the jobs of deals 1..2000: with 1 cell, none rather
-/// than 20 took the 431 wins 18.9 million nodes, not 19.9, and the 1,568 lost jobs 35.4
-/// million, not 38.6 (3% and 4% less time); with 2 cells, 4 rather than 20 took the
-/// 1,588 wins 34.2 million nodes, not 36.1 (1% less time), and the 411 lost jobs 13.3
-/// million, not 14.2 (5%). Held out, on deals 2001..4000: 1 cell 3.5% and 2 cells 3%
-/// less time. On the full table the 2-cell jobs took 2 to 3% less, and the 1-cell jobs
-/// the same: the nodes they no longer expand were the cheapest, in a store of a few
-/// thousand. With 3 cells 20 and 30 tie, and with 4 cells 30 took the engine alone 2%
-/// less time but the sweep 2% more (docs/performance.md): 20 stays.
+/// cheaply than a best-first search. With fewer cells most searched jobs are lost and
+/// each pays for every pass, so they get fewer (docs/tuning.md, `shaken_quick_passes`).
 fn shaken_quick_passes(cells: usize) -> u64 {
     match cells {
         0 | 1 => 0,

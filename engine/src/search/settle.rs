@@ -10,92 +10,36 @@ use super::score::PORTFOLIO;
 use super::{Limit, Pass, Status};
 
 /// How big the best-first pass may grow before it rests and the exhaustive pass goes on
-/// alone. Deals 3102 and 5023 with 2 cells take 1.1 to 1.3 million; a million sent them
-/// to the exhaustive pass, which took ten times as long and found solutions of 4,000 moves.
+/// alone (docs/tuning.md, `BEST_FIRST_STATES`).
 const BEST_FIRST_STATES: usize = 3_000_000;
-/// Node expansions after which a job counts as one of the hard few: best-first wakes,
-/// gets a round for every DEPTH_FIRST_STEPS exhaustive nodes whatever the cells, for
-/// HARD_FOR_NODES nodes (or until it holds its half of the memory budget). Some deep
-/// wins lie where the exhaustive pass would reach them only after a billion positions,
-/// and best-first finds them in a few million: deal 13599 with 1 cell in 5 s, 17760
-/// with 2 cells in 17 s. But in most jobs best-first's time is spent in vain, and a
-/// lost proof needs every node the budget allows, so until then it keeps its small
-/// share. A 30-second job expands at most 38 million on this project's machines, so
-/// a hard one turns hard with most of the sweeps' default of 90 s still to come (45 s
-/// when this was tuned: some 10 s of it); a node count rather than a time keeps every
-/// search repeatable. With 90 s, waking at 60 million was tried, one build per core, on
-/// the eight 1-cell jobs of the full table decided past 40 million: 361.6 s, not 356.4.
-/// A lost proof past 72 million pays for the hunt all the same, only later, and 20752
-/// with 1 cell, which the hunt wins, took 53.6 s, not 36.0.
+/// Node expansions after which a job with at most one free cell counts as one of the
+/// hard few: best-first wakes and gets a round for every DEPTH_FIRST_STEPS exhaustive
+/// nodes, for HARD_FOR_NODES nodes (or until it holds its half of the memory budget),
+/// to hunt the deep wins the exhaustive pass would reach only after a billion positions.
+/// A node count rather than a time keeps every search repeatable (docs/tuning.md).
 const HARD_AFTER_NODES: u64 = 40_000_000;
-/// The same with two cells or more, where the jobs past 30 million nodes are few (8 of
-/// 32,000 with 2 cells in the full table) and the wins among them are mostly best-first's:
-/// woken at 30 million rather than 40, 17760 with 2 cells is won at 38.9 million nodes
-/// (36.5 s), not 48.9 million (42.8 s; unknown at 45 s in the full table), and 13705 at
-/// 33.0 million, not 43.0 (27.2 s, not 35.8). The two lost jobs past 30 million, and 267
-/// (won by the exhaustive pass at 36.9 million), pay the earlier share: 1 to 7 s each.
-/// Side by side, six 2-cell jobs of 25 to 49 million nodes took 165.8 s, against 171.4 s.
-/// (Measured on FreeCell; the other variants with two cells or more follow it.) With one
-/// cell, lost proofs of 30 to 45 million positions are common: woken at 35 million,
-/// 26063 with 1 cell took 44.1 s to prove, at the edge of the 45 s default of then.
-/// Since then a card put back (`DepthFirst::return_loose_card`) has made the exhaustive
-/// pass's nodes dearer and its proofs smaller: of the full table's 2-cell jobs past 20
-/// million nodes, three are wins of the hunt and one a lost proof (14790), besides the
-/// two left unknown at 90 s (982 and 11266), and only 267
-/// (won by the exhaustive pass) and 20792 (lost) lie between 17 and 20 million. Woken
-/// at 20 million rather than 30, side by side: 29987 won in 21.0 s, not 30.5; 13705 in
-/// 21.3 s, not 28.5; 17760 in 26.2 s, not 35.6; 14790 proved lost in 39.4 s, not 36.3.
+/// The same with two cells or more (docs/tuning.md, `HARD_AFTER_NODES_MORE_CELLS`).
 const HARD_AFTER_NODES_MORE_CELLS: u64 = 20_000_000;
 /// Node expansions, from the hard point on, for which best-first has its larger share;
-/// then it ends, and the exhaustive pass goes on alone with the whole memory budget.
-/// The deep wins best-first finds come early in that hunt: 13705 with 2 cells 3
-/// million nodes in, 17760 with 2 cells 8.9 million, 20752 with 1 cell 8.3 million. A
-/// lost proof pays for every node of it: while best-first hunts with all its
-/// strategies, the exhaustive pass has about 40% of the time. Measured side by side
-/// (one build per core) on five lost 1-cell jobs the default of then, 45 s, did not decide,
-/// whose proofs take 57 to 80 million positions: 357.1 s, not 402.7 (26030 70.3 s, not
-/// 86.8; 27708 89.6 s, not 106.1). The deep wins above are found at the same node.
+/// then it ends, and the exhaustive pass goes on alone with the whole memory budget
+/// (docs/tuning.md, `HARD_FOR_NODES`).
 const HARD_FOR_NODES: u64 = 12_000_000;
 /// Node expansions of the exhaustive pass for each round in which every best-first
 /// strategy expands one; a best-first node costs about three times as much, so the
-/// exhaustive pass has about 40% of the time while best-first runs. (On deals
-/// 301..1000 with 2 cells, 6 beat 3, 12 and 24; on the 1,981 searched 2-cell jobs of
-/// deals 1..2000, 6 and 24 tie and 96 is 3% slower.)
+/// exhaustive pass has about 40% of the time while best-first runs (docs/tuning.md).
 const DEPTH_FIRST_STEPS: usize = 6;
-/// The same with at most one free cell, where three searched jobs in four are lost and
-/// best-first's time is mostly spent in vain: the exhaustive pass has 90% of the time.
-/// (On the 1,589 searched 1-cell jobs of deals 1..2000: 184 s, against 198 s with 6.)
+/// The same with at most one free cell, where three searched jobs in four are lost: the
+/// exhaustive pass has 90% of the time (docs/tuning.md).
 const DEPTH_FIRST_STEPS_FEW_CELLS: usize = 96;
 /// Node expansions after which a job with at most one free cell has a burst of
 /// best-first: its first strategy alone, with the larger share (DEPTH_FIRST_STEPS),
 /// until best-first has stored BEST_FIRST_STATES and rests. Most lost jobs are proved
-/// before this, and pay nothing; the deep wins that the first strategy finds in a few
-/// million positions no longer wait for HARD_AFTER_NODES. Measured side by side (one
-/// build per core) on 15 one-cell wins of 6 to 53 s in the full table: 228 s became 156
-/// s with all strategies in the burst, and 185 s became 111 s with the first alone
-/// (12284 from 45 to 12 s, 13599 from 33 to 5 s). The first alone also costs 12 lost
-/// jobs of 4 to 13 million positions 73 s where all three cost 96 s. At 2 million, 25
-/// of the 90 one-cell wins of over 0.5 s in the full table that best-first found came
-/// within 0.5 million nodes of the burst's start: the first strategy had needed only a
-/// few tens of thousands of nodes more. On the 1-cell jobs of deals 1..2000 (20 s
-/// each, every job run five times), the burst from 0.5 million rather than 2 took the
-/// 431 wins 19.9 million nodes, not 24.4, and the 1,568 lost jobs 1.1% more (38.6
-/// million, not 38.1); side by side, 0.5 million beat 1 million by 10 s in 320, and
-/// 0.1 million cost the lost jobs 6.8 s more for no faster win. On deals 1..10000,
-/// side by side: the 2,040 wins 159.4 million nodes, not 176.6 (134.9 s, not 149.8),
-/// the 7,955 lost jobs 182.5 million, not 178.8 (137.0 s, not 129.3).
+/// before this and pay nothing (docs/tuning.md, `BEST_FIRST_BURST_AFTER_NODES`).
 const BEST_FIRST_BURST_AFTER_NODES: u64 = 500_000;
 /// One node of restarts for every RESTART_EVERY of the exhaustive pass's with two cells,
 /// and for every RESTART_EVERY_FEW_CELLS with one cell or none, until the job turns
 /// hard (then best-first's larger share hunts the deep wins). Jobs with more cells
-/// reach this pass rarely, and get none. Measured side by side (one build per core, 45
-/// s a job) on the full table's wins of over 1 s: 40 with 2 cells took 235.0 million
-/// nodes, not 273.0 (204.1 s, not 232.4; 3311 0.6 s, not 18.3; 209 0.4 s, not 11.5);
-/// 40 with 1 cell 179.4 million, not 225.6 (5901 0.0 s, not 20.5; 5009 0.2 s, not
-/// 18.2). The lost jobs pay the share: 25 of 1 to 10 s took 6.2% more nodes with 2
-/// cells (72.2 s, 76.7 s) and 4.1% more with 1. One node in 6 with 2 cells won no more
-/// and cost the lost jobs twice as much (12.3% more nodes); 267 with 2 cells, which the
-/// exhaustive pass wins at 39 million nodes, then ran out of its 45 s.
+/// reach this pass rarely, and get none (docs/tuning.md).
 const RESTART_EVERY: usize = 12;
 const RESTART_EVERY_FEW_CELLS: usize = 24;
 /// The restarts' share of the memory budget, taken from the exhaustive pass's until
