@@ -23,16 +23,10 @@ MAX_MEMORY = 1 << 50
 # (512 instead of 512M), so say so rather than record every job as unknown.
 MIN_MEMORY = 1 << 20
 
-# The defaults, for `solve` and for each job of a sweep. 8 GiB lets two workers share a
-# 24 GiB machine (a sweep lowers it to fit its workers in this machine's memory); it is
-# also the engine's own default (a test holds the two together). 90 s leaves 7 or 8 of
-# the 160,000 classic jobs at 0 to 4 cells unknown, and the whole table takes 24 to 25
-# minutes on 2 cores; 45 s left 13 in 22.5 minutes (the 5 it missed need 51 to 68 s),
-# 30 s left 25. Of the 8, one needs 78 to 92 s (1568 with 1 cell), four some 95 to
-# 170 s, three proofs of 0.67 to 3.1 billion positions. Past about 40 million positions
-# (30 million with 2 cells or more), some 30 s, the engine counts a job as hard and
-# gives best-first, which finds some deep wins in seconds, a larger share
-# (engine/src/search/settle.rs).
+# The defaults, for `solve` and for each job of a sweep: 8 GiB lets two workers share a
+# 24 GiB machine (a sweep lowers it to fit its workers in this machine's memory), and is
+# the engine's own default too (a test holds the two together); 90 s decides all but a
+# handful of the 160,000 classic jobs at 0 to 4 cells (docs/tuning.md).
 DEFAULT_MAX_MEMORY = 8 << 30
 DEFAULT_MAX_SECONDS = 90.0
 
