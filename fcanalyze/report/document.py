@@ -55,8 +55,8 @@ from .render import (
     _ratio,
     _share,
     _typed,
-    shown_distribution,
     format_table,
+    shown_distribution,
 )
 
 
