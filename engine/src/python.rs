@@ -70,7 +70,8 @@ struct PyBudgets {
 #[pymethods]
 impl PyBudgets {
     #[new]
-    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false))]
+    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false, threads=1))]
+    #[allow(clippy::too_many_arguments)] // keyword-only, each with its default, as Python passes them
     fn new(
         max_nodes: Option<u64>,
         max_seconds: Option<f64>,
@@ -79,6 +80,7 @@ impl PyBudgets {
         max_disk: Option<u64>,
         keep_free: Option<u64>,
         layered: bool,
+        threads: usize,
     ) -> PyResult<Self> {
         // Python checks budgets first; this keeps a caller of the raw binding from a NaN
         // that means "no limit" or a zero that means "give up at once".
@@ -86,8 +88,9 @@ impl PyBudgets {
             || max_nodes == Some(0)
             || max_memory == Some(0)
             || max_disk == Some(0)
+            || threads == 0
         {
-            return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
+            return Err(PyValueError::new_err("budgets and threads must be positive numbers (max_seconds not NaN)"));
         }
         if layered && spill_dir.is_none() {
             return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
@@ -100,6 +103,7 @@ impl PyBudgets {
         };
         let spill = spill_dir.map(|dir| Spill {
             dir,
+            threads,
             max_bytes: max_disk.unwrap_or(u64::MAX),
             keep_free: keep_free.unwrap_or(0),
         });

@@ -42,6 +42,7 @@ mod best_first;
 mod depth_first;
 mod frontier;
 mod layered;
+mod level_threads;
 mod loose_return;
 mod meter;
 mod play;
@@ -61,6 +62,8 @@ pub(crate) use frontier::applies as breadth_first_applies;
 pub use layered::drop_kept;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
+#[cfg(test)]
+pub(crate) use level_threads::DEFERRED;
 use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
