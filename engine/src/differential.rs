@@ -507,8 +507,11 @@ fn the_layered_proof_on_two_threads_stores_exactly_what_it_stores_on_one() {
         for (i, &rules) in variants.iter().enumerate() {
             let lost = Cell::new(0);
             check_positions("two_threads", 0x2_7A2E + i as u64, 60, positions(rules, 6, 5), |start| {
+                // A proof stopped for memory is kept; each run starts afresh all the same.
                 let alone = prove_layered(start, &rules, budget, &one, &mut || false);
+                empty(&dir);
                 let beside = prove_layered(start, &rules, budget, &two, &mut || false);
+                empty(&dir);
                 prop_assert_eq!(beside.status, alone.status, "{:?}", rules);
                 if alone.status == Status::Unsolvable {
                     prop_assert_eq!(beside.states, alone.states, "{:?}", rules);
@@ -521,8 +524,14 @@ fn the_layered_proof_on_two_threads_stores_exactly_what_it_stores_on_one() {
         let deferred = DEFERRED.load(std::sync::atomic::Ordering::Relaxed) - before;
         assert!(!tight || deferred > 0, "no bucket outgrew a thread's half of {max_memory} bytes");
     }
-    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Removes every proof kept in `dir`.
+fn empty(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).expect("the directory") {
+        std::fs::remove_dir_all(entry.expect("an entry").path()).expect("a removable proof");
+    }
 }
 
 /// A memory budget under which some buckets of the small positions outgrow half of it.
@@ -588,6 +597,35 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
     };
     assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored));
     assert!(runs > 2, "{runs}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
+    // Deal 11982 with 4 cells on two threads, stopped every so many nodes until it ends,
+    // each run going on from the one kept: it must store in all exactly what the
+    // exhaustive pass stores. With the tight budget some buckets outgrow a thread's half
+    // and are searched alone (depth first with the whole budget, or breadth first).
+    let (rules, start) = deal_11982();
+    let (status, stored) = exhaustive_pass(&start, &rules, true);
+    assert_eq!(status, Status::Unsolvable);
+    let dir = scratch_dir("two-threads-resumed");
+    let spill = Spill { dir: dir.clone(), threads: 2, max_bytes: u64::MAX, keep_free: 0 };
+    for max_memory in [Budget::default().max_memory, 1 << 20] {
+        let mut runs = 0;
+        let out = loop {
+            let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, max_memory, ..Budget::default() };
+            let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+            runs += 1;
+            assert!(runs < 40, "no end in sight");
+            if out.status != Status::Unknown(Limit::Nodes) {
+                break out;
+            }
+            assert!(out.kept);
+        };
+        assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored), "{max_memory} bytes");
+        assert!(runs > 2, "{runs}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

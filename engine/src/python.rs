@@ -60,6 +60,10 @@ impl PyVariant {
 /// What a job may spend and where a proof may spill, handed over once per job as one
 /// typed object: fcanalyze.solving.solve builds it from a fcanalyze.solving.budgets.Budgets (the same concept,
 /// the same name on both sides).
+/// More threads than any machine has cores: the Python side refuses the same
+/// (fcanalyze.solving.budgets.MAX_THREADS).
+const MAX_THREADS: usize = 1024;
+
 #[pyclass(frozen, name = "Budgets", module = "fcanalyze._engine")]
 struct PyBudgets {
     budget: Budget,
@@ -88,9 +92,11 @@ impl PyBudgets {
             || max_nodes == Some(0)
             || max_memory == Some(0)
             || max_disk == Some(0)
-            || threads == 0
         {
-            return Err(PyValueError::new_err("budgets and threads must be positive numbers (max_seconds not NaN)"));
+            return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
+        }
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(PyValueError::new_err(format!("threads must be 1..{MAX_THREADS}")));
         }
         if layered && spill_dir.is_none() {
             return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));

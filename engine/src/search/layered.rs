@@ -328,7 +328,13 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     };
     let kept = keep
         && !gate.broken
-        && match keep_to_go_on(gate, reading.map(|r| (gate.reading, r)).into_iter().chain(unread).collect(), &kept, &job, done) {
+        && match keep_to_go_on(
+            gate,
+            reading.map(|r| (gate.reading, r)).into_iter().chain(unread).collect(),
+            &kept,
+            &job,
+            done,
+        ) {
             Ok(()) => true,
             Err(e) => {
                 let why = format!("the proof could not be kept in {}: {e}", spill.dir.display());

@@ -54,8 +54,27 @@ struct Work {
     unread: Vec<Bucket>,
 }
 
-/// The first reason the proof stopped for, and whether it may be kept.
-type Stop = Option<(Status, bool)>;
+/// What the threads searching a level share: the buckets left, and why the proof stops.
+struct Shared {
+    queue: Mutex<VecDeque<Bucket>>,
+    /// Whether every thread is to stop.
+    stop: AtomicBool,
+    /// The first reason the proof stopped for, and whether it may be kept.
+    first_stop: Mutex<Option<(Status, bool)>>,
+}
+
+impl Shared {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Records why the proof stops, unless a reason came first, and tells every thread.
+    fn note_stop(&self, status: Status, keep: bool) {
+        let mut first = self.first_stop.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        first.get_or_insert((status, keep));
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
 
 /// Searches the buckets of `level`, `buckets`, on the threads of `searches` (each a gated
 /// search with a queue of its own), the calling thread among them: it alone polls
@@ -70,9 +89,11 @@ pub(super) fn search_level(
     meter: &mut Meter,
 ) -> LevelEnd {
     let threads = searches.len();
-    let queue = Mutex::new(VecDeque::from(buckets));
-    let stop = AtomicBool::new(false);
-    let first_stop: Mutex<Stop> = Mutex::new(None);
+    let shared = Shared {
+        queue: Mutex::new(VecDeque::from(buckets)),
+        stop: AtomicBool::new(false),
+        first_stop: Mutex::new(None),
+    };
     // Each thread's share of the nodes left; memory is each search's own share.
     let nodes_left = meter.budget.max_nodes.saturating_sub(meter.nodes);
     let share = |search: &DepthFirstSearch| Budget {
@@ -89,27 +110,27 @@ pub(super) fn search_level(
             .iter_mut()
             .map(|search| {
                 let budget = share(search);
-                let (queue, stop, first_stop) = (&queue, &stop, &first_stop);
+                let shared = &shared;
                 scope.spawn(move || {
-                    let mut stopped = || stop.load(Ordering::Relaxed);
+                    let mut stopped = || shared.stopping();
                     let mut meter = Meter::new(budget, start, &mut stopped);
-                    work(level, template, search, queue, stop, first_stop, rules, &mut meter)
+                    work(level, template, search, shared, rules, &mut meter)
                 })
             })
             .collect();
         // The calling thread works too, and is the one that hears Ctrl-C.
         let mut heard = || {
-            if stop.load(Ordering::Relaxed) {
+            if shared.stopping() {
                 return true;
             }
             let interrupted = polled();
             if interrupted {
-                note_stop(&first_stop, &stop, Status::Unknown(Limit::Interrupted), true);
+                shared.note_stop(Status::Unknown(Limit::Interrupted), true);
             }
             interrupted
         };
         let mut own = Meter::new(first_budget, start, &mut heard);
-        let mut works = vec![work(level, template, first, &queue, &stop, &first_stop, rules, &mut own)];
+        let mut works = vec![work(level, template, first, &shared, rules, &mut own)];
         works.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
         works
     });
@@ -125,8 +146,8 @@ pub(super) fn search_level(
         unread.extend(w.unread);
     }
     meter.note_memory(peak);
-    let stopped = first_stop.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    unread.extend(queue.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+    let stopped = shared.first_stop.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    unread.extend(shared.queue.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
     match stopped {
         None => {
             deferred.sort_by_key(|(key, _)| *key);
@@ -140,30 +161,21 @@ pub(super) fn search_level(
     }
 }
 
-/// Records why the proof stops, unless a reason came first, and tells every thread.
-fn note_stop(first_stop: &Mutex<Stop>, stop: &AtomicBool, status: Status, keep: bool) {
-    let mut first = first_stop.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    first.get_or_insert((status, keep));
-    stop.store(true, Ordering::Relaxed);
-}
-
 /// One thread's share of a level: buckets off `queue` until it is empty or the proof
 /// stops, each searched from all its entries; then its queue's buffers handed in.
 fn work(
     level: usize,
     template: &Position,
     search: &mut DepthFirstSearch,
-    queue: &Mutex<VecDeque<Bucket>>,
-    stop: &AtomicBool,
-    first_stop: &Mutex<Stop>,
+    shared: &Shared,
     rules: &Variant,
     meter: &mut Meter,
 ) -> Work {
     let mut done = Work::default();
     let mut entry = template.clone();
     let mut record = vec![];
-    while !stop.load(Ordering::Relaxed) {
-        let next = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front();
+    while !shared.stopping() {
+        let next = shared.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front();
         let Some((key, mut source)) = next else { break };
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
         gate.level = level;
@@ -184,7 +196,7 @@ fn work(
                     Ok(()) => done.deferred.push((key, source)),
                     Err(e) => {
                         search.gate.as_mut().unwrap_or_else(|| unreachable!("gated")).break_down(e.to_string());
-                        note_stop(first_stop, stop, Status::Unknown(Limit::Disk), false);
+                        shared.note_stop(Status::Unknown(Limit::Disk), false);
                         done.unread.push((key, source));
                     }
                 }
@@ -193,8 +205,8 @@ fn work(
                 meter.note_memory(search.peak_bytes());
                 search.abandon();
                 // A thread stopped because another did says nothing of its own.
-                if status != Status::Unknown(Limit::Interrupted) || !stop.load(Ordering::Relaxed) {
-                    note_stop(first_stop, stop, status, keep);
+                if status != Status::Unknown(Limit::Interrupted) || !shared.stopping() {
+                    shared.note_stop(status, keep);
                 }
                 done.unread.push((key, source));
             }
@@ -203,7 +215,7 @@ fn work(
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     if let Err(e) = gate.hand_in() {
         gate.break_down(e.to_string());
-        note_stop(first_stop, stop, Status::Unknown(Limit::Disk), false);
+        shared.note_stop(Status::Unknown(Limit::Disk), false);
     }
     done.nodes = meter.nodes;
     done.peak_memory = meter.peak_memory;

@@ -62,9 +62,9 @@ pub(crate) use frontier::applies as breadth_first_applies;
 pub use layered::drop_kept;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
+use layered::{is_kept, layered, Layered};
 #[cfg(test)]
 pub(crate) use level_threads::DEFERRED;
-use layered::{is_kept, layered, Layered};
 use meter::Meter;
 use settle::settle;
 pub(crate) use settle::Schedule;
