@@ -15,9 +15,9 @@ from conftest import DATA, budget_leaving, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
+from fcanalyze.dataset.store import read_frame
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.referee.replay import replay
-from fcanalyze.dataset.store import read_frame
 from fcanalyze.solving.budgets import Budgets, all_cores, kept_proofs, parse_memory
 from fcanalyze.solving.solve import EngineError, solve_within
 
@@ -342,7 +342,18 @@ def test_a_layered_proof_on_two_threads_stores_what_it_stores_on_one(tmp_path, r
     assert Budgets(spill_dir=str(tmp_path), threads=None).threads == all_cores()
     out = tmp_path / "rows"
     swept = run_cli(
-        "sweep", "--deals", "11982", "--cells", "4", "--out", out, "--spill-dir", tmp_path, "--layered", "--threads", "2"
+        "sweep",
+        "--deals",
+        "11982",
+        "--cells",
+        "4",
+        "--out",
+        out,
+        "--spill-dir",
+        tmp_path,
+        "--layered",
+        "--threads",
+        "2",
     )
     assert swept.exit_code == 0, swept.output
     row = read_frame(out).iloc[0]
