@@ -110,7 +110,7 @@ def main() -> None:
     base = args.spill_dir or Path(tempfile.gettempdir())
     spill = Path(tempfile.mkdtemp(prefix="fcanalyze-bench-", dir=base))
     runs = [args.threads, 1] if args.compare_threads and args.threads != 1 else [args.threads]
-    header = f"{'deal':>11} {'threads':>7} {'verdict':>10} {'positions':>14} {'wall s':>8} {'peak RSS GiB':>12}"
+    header = f"{'deal':>11} {'threads':>7} {'verdict':>10} {'positions':>14} {'nodes':>14} {'wall s':>8} {'peak RSS GiB':>12}"
     print(f"{header} {'disk GiB':>8}   earlier proof", flush=True)
     rows, total = [], 0.0
     try:
@@ -123,7 +123,7 @@ def main() -> None:
                 total += r["wall"]
                 verdict = r["status"] if r["status"] != "unknown" else f"unknown ({r['limit']})"
                 print(
-                    f"{deal:>11} {threads:>7} {verdict:>10} {r['states']:>14,} {r['wall']:>8.0f} "
+                    f"{deal:>11} {threads:>7} {verdict:>10} {r['states']:>14,} {r['nodes']:>14,} {r['wall']:>8.0f} "
                     f"{gib(r['rss']):>12} {gib(r['peak_disk']):>8}   {EARLIER_MEMORY} machine",
                     flush=True,
                 )

@@ -99,6 +99,8 @@ def lookup(number, solution_cells, as_json, takeback):
             how = "the shortest line the search found, not proved shortest"
         elif v.status == SOLVED:
             how = f"solution replayed by the referee ({v.nodes:,} positions expanded)"
+        elif v.status == UNSOLVABLE and v.nodes is None:
+            how = f"proved by exhaustive search ({v.states:,} positions reached)"
         elif v.status == UNSOLVABLE:
             how = f"proved by exhaustive search ({v.nodes:,} positions expanded)"
         else:
@@ -132,9 +134,10 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
     spans = parse_deal_spans(text)
     found = lookup_spans(spans, variant)
     counts = sorted(TABLE_CELL_COUNTS[variant], reverse=True)
+    width = max([6] + [len(str(facts.deal)) for facts in found])
     if not as_json and found:
         click.echo(
-            f"{'deal':>6}  "
+            f"{'deal':>{width}}  "
             + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<9}" for k in counts)
             + "  fewest cells"
         )
@@ -160,7 +163,7 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
             fewest = str(least)
         else:
             fewest = f"at most {least}"
-        click.echo(f"{facts.deal:>6}  " + "  ".join(cells) + f"  {fewest}")
+        click.echo(f"{facts.deal:>{width}}  " + "  ".join(cells) + f"  {fewest}")
     if not as_json and found:
         click.echo("won N: N moves not to a foundation (a sequence move counts as one); *: proved shortest")
     past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)

@@ -70,6 +70,8 @@ class Verdict:
     # The moves not to a foundation (docs/rules.md), and whether no line has fewer.
     non_foundation_moves: int | None = None
     shortest_proved: bool | None = None
+    # Positions the search stored (for a proof of a loss: every one it reached).
+    states: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class DealFacts:
                     "shortest_proved": v.shortest_proved,
                     "score": v.score,
                     "nodes": v.nodes,
+                    "states": v.states,
                     "implied_by": v.implied_by,
                     "limit": v.limit,
                     "solution": v.solution,
@@ -191,7 +194,8 @@ def extended_facts() -> dict[int, DealFacts]:
     with file.open(newline="") as f:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
             deal, cells = int(row["deal"]), int(row["cells"])
-            proved = Verdict(cells, row["status"], None, None, None, int(row["nodes"]), None, None)
+            nodes = int(row["nodes"]) if row.get("nodes") else None
+            proved = Verdict(cells, row["status"], None, None, None, nodes, None, None, states=int(row["states"]))
             verdicts = {cells: proved}
             for fewer in range(cells - 1, -1, -1):
                 verdicts[fewer] = Verdict(fewer, UNSOLVABLE, None, None, None, None, cells, None)
