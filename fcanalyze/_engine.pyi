@@ -80,8 +80,9 @@ class Budgets:
     from a fcanalyze.Budgets). With spill_dir, a proof that outgrows max_memory goes on
     as a layered proof with its files there, at most max_disk bytes of them, and stops
     (limit "disk") when the free space on spill_dir's filesystem falls below keep_free
-    bytes; with layered too, the layered proof starts at once. ValueError for a zero
-    or NaN budget, or layered without spill_dir."""
+    bytes; with layered too, the layered proof starts at once. A layered proof searches
+    the buckets of a level on `threads` threads at once, the budgets shared among them.
+    ValueError for a zero or NaN budget, zero threads, or layered without spill_dir."""
 
     def __new__(
         cls,
@@ -93,6 +94,7 @@ class Budgets:
         max_disk: int | None = None,
         keep_free: int | None = None,
         layered: bool = False,
+        threads: int = 1,
     ) -> Budgets: ...
 
 def solve(

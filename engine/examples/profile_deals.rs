@@ -16,7 +16,12 @@ fn main() {
     let max_memory =
         std::env::var("MAX_MEMORY").ok().and_then(|s| s.parse().ok()).unwrap_or(Budget::default().max_memory);
     let budget = Budget { max_seconds, max_memory, ..Budget::default() };
-    let layered = std::env::var("LAYERED").ok().map(|dir| Spill { dir: dir.into(), max_bytes: u64::MAX, keep_free: 0 });
+    let layered = std::env::var("LAYERED").ok().map(|dir| Spill {
+        dir: dir.into(),
+        threads: 1,
+        max_bytes: u64::MAX,
+        keep_free: 0,
+    });
     let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];

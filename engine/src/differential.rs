@@ -19,7 +19,7 @@ use crate::moves::generate;
 use crate::position::{Move, Place, Position};
 use crate::search::{
     breadth_first_applies, complete_best_first, exhaustive_pass, exhaustive_pass_returning, prove_layered, settle_pass,
-    solve, Budget, Limit, Schedule, Spill, Status, BREADTH_FIRST,
+    solve, Budget, Limit, Schedule, Spill, Status, BREADTH_FIRST, DEFERRED,
 };
 use crate::variant::{SequenceMoves, Variant};
 
@@ -455,7 +455,7 @@ fn layered_proofs_store_what_the_exhaustive_pass_stores(
     breadth_first: bool,
 ) {
     let dir = scratch_dir(name);
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
     for (i, &rules) in variants.iter().enumerate() {
         let (won, lost, spilled) = (Cell::new(0), Cell::new(0), Cell::new(0));
@@ -482,6 +482,60 @@ fn layered_proofs_store_what_the_exhaustive_pass_stores(
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_layered_proof_on_two_threads_stores_exactly_what_it_stores_on_one() {
+    // The buckets of a level searched on two threads at once (`level_threads`), each
+    // with half the memory, a bucket that outgrows its half searched again alone: a lost
+    // position's proof must store exactly the positions the proof on one thread stores,
+    // and a won one meet a win all the same. With 64 MiB every bucket fits a thread's
+    // half; with the tight budget some do not, and are searched again alone.
+    let variants = [
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
+    ];
+    let dir = scratch_dir("two-threads");
+    let one = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    let two = Spill { threads: 2, ..one.clone() };
+    for (max_memory, tight) in [(64 << 20, false), (TIGHT_MEMORY, true)] {
+        let budget = Budget { max_memory, ..Budget::default() };
+        let before = DEFERRED.load(std::sync::atomic::Ordering::Relaxed);
+        for (i, &rules) in variants.iter().enumerate() {
+            let lost = Cell::new(0);
+            check_positions("two_threads", 0x2_7A2E + i as u64, 60, positions(rules, 6, 5), |start| {
+                // A proof stopped for memory is kept; each run starts afresh all the same.
+                let alone = prove_layered(start, &rules, budget, &one, &mut || false);
+                empty(&dir);
+                let beside = prove_layered(start, &rules, budget, &two, &mut || false);
+                empty(&dir);
+                prop_assert_eq!(beside.status, alone.status, "{:?}", rules);
+                if alone.status == Status::Unsolvable {
+                    prop_assert_eq!(beside.states, alone.states, "{:?}", rules);
+                    lost.set(lost.get() + 1);
+                }
+                Ok(())
+            });
+            assert!(lost.get() >= 5, "{rules:?}: only {} lost", lost.get());
+        }
+        let deferred = DEFERRED.load(std::sync::atomic::Ordering::Relaxed) - before;
+        assert!(!tight || deferred > 0, "no bucket outgrew a thread's half of {max_memory} bytes");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Removes every proof kept in `dir`.
+fn empty(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).expect("the directory") {
+        std::fs::remove_dir_all(entry.expect("an entry").path()).expect("a removable proof");
+    }
+}
+
+/// A memory budget under which some buckets of the small positions outgrow half of it.
+const TIGHT_MEMORY: usize = 1 << 20;
 
 #[test]
 fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
@@ -522,7 +576,7 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
     let (status, stored) = exhaustive_pass(&start, &rules, true);
     assert_eq!(status, Status::Unsolvable);
     let dir = scratch_dir("outgrown");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     let tight = Budget { max_memory: 1 << 20, ..Budget::default() };
     let out = prove_layered(&start, &rules, tight, &spill, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
@@ -547,6 +601,35 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
 }
 
 #[test]
+fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
+    // Deal 11982 with 4 cells on two threads, stopped every so many nodes until it ends,
+    // each run going on from the one kept: it must store in all exactly what the
+    // exhaustive pass stores. With the tight budget some buckets outgrow a thread's half
+    // and are searched alone (depth first with the whole budget, or breadth first).
+    let (rules, start) = deal_11982();
+    let (status, stored) = exhaustive_pass(&start, &rules, true);
+    assert_eq!(status, Status::Unsolvable);
+    let dir = scratch_dir("two-threads-resumed");
+    let spill = Spill { dir: dir.clone(), threads: 2, max_bytes: u64::MAX, keep_free: 0 };
+    for max_memory in [Budget::default().max_memory, 1 << 20] {
+        let mut runs = 0;
+        let out = loop {
+            let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, max_memory, ..Budget::default() };
+            let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+            runs += 1;
+            assert!(runs < 40, "no end in sight");
+            if out.status != Status::Unknown(Limit::Nodes) {
+                break out;
+            }
+            assert!(out.kept);
+        };
+        assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored), "{max_memory} bytes");
+        assert!(runs > 2, "{runs}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count() {
     // A layered proof stopped by a budget is kept, and the next one of the same job goes
     // on from it, searching again the bucket it was in. Stopped every few thousand nodes
@@ -560,7 +643,7 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
     ];
     let dir = scratch_dir("resumed");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     for (i, rules) in variants.into_iter().enumerate() {
         let (lost, won, stops) = (Cell::new(0), Cell::new(0), Cell::new(0));
         // Each case is a job and another job, whose proof is kept beside the job's all along.
@@ -621,7 +704,7 @@ fn deal_11982() -> (Variant, Position) {
 fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("checkpoint");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     let stop = Budget { max_nodes: 20_000, ..Budget::default() };
     let first = prove_layered(&start, &rules, stop, &spill, &mut || false);
     assert_eq!((first.status, first.kept), (Status::Unknown(Limit::Nodes), true));
@@ -645,7 +728,7 @@ fn a_kept_proof_is_not_gone_on_from_without_its_checkpoint_or_under_other_rules(
 fn a_kept_proof_of_a_job_settled_otherwise_is_dropped_and_nothing_else() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("drop-kept");
-    let spill = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     let stop = Budget { max_nodes: 1000, ..Budget::default() };
     assert!(prove_layered(&start, &rules, stop, &spill, &mut || false).kept);
     let fewer = rules.with_cells(3);
@@ -667,11 +750,11 @@ fn a_kept_proof_of_a_job_settled_otherwise_is_dropped_and_nothing_else() {
 fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let (rules, start) = deal_11982();
     let dir = scratch_dir("small-disk");
-    let small = Spill { dir: dir.clone(), max_bytes: 1000, keep_free: 0 };
+    let small = Spill { dir: dir.clone(), threads: 1, max_bytes: 1000, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &small, &mut || false);
     assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Disk), true));
     // With more room, the next proof goes on from it.
-    let enough = Spill { dir: dir.clone(), max_bytes: 10 << 20, keep_free: 0 };
+    let enough = Spill { dir: dir.clone(), threads: 1, max_bytes: 10 << 20, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &enough, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
     assert!(out.resumed_seconds > 0.0);
@@ -679,18 +762,18 @@ fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     assert!(out.peak_disk > 1000 && out.peak_disk < 10 << 20, "{}", out.peak_disk);
     // Past the space its filesystem must keep free (here more than any disk has), the
     // proof stops at its first write, and is kept; with that floor gone it goes on.
-    let crowded = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: u64::MAX };
+    let crowded = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: u64::MAX };
     let out = prove_layered(&start, &rules, Budget::default(), &crowded, &mut || false);
     assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Disk), true));
     assert!(out.peak_disk < 1000, "stopped at once: {}", out.peak_disk);
-    let roomy = Spill { dir: dir.clone(), max_bytes: u64::MAX, keep_free: 1 };
+    let roomy = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 1 };
     let out = prove_layered(&start, &rules, Budget::default(), &roomy, &mut || false);
     assert_eq!(out.status, Status::Unsolvable);
     assert!(out.resumed_seconds > 0.0);
     let _ = std::fs::remove_dir_all(&dir);
     let file = scratch_dir("not-a-dir").join("file");
     std::fs::write(&file, b"").expect("a file");
-    let nowhere = Spill { dir: file.clone(), max_bytes: u64::MAX, keep_free: 0 };
+    let nowhere = Spill { dir: file.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     let out = prove_layered(&start, &rules, Budget::default(), &nowhere, &mut || false);
     assert_eq!(out.status, Status::Unknown(Limit::Disk));
     let _ = std::fs::remove_dir_all(file.parent().expect("a parent"));

@@ -60,6 +60,10 @@ impl PyVariant {
 /// What a job may spend and where a proof may spill, handed over once per job as one
 /// typed object: fcanalyze.solving.solve builds it from a fcanalyze.solving.budgets.Budgets (the same concept,
 /// the same name on both sides).
+/// More threads than any machine has cores: the Python side refuses the same
+/// (fcanalyze.solving.budgets.MAX_THREADS).
+const MAX_THREADS: usize = 1024;
+
 #[pyclass(frozen, name = "Budgets", module = "fcanalyze._engine")]
 struct PyBudgets {
     budget: Budget,
@@ -70,7 +74,8 @@ struct PyBudgets {
 #[pymethods]
 impl PyBudgets {
     #[new]
-    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false))]
+    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false, threads=1))]
+    #[allow(clippy::too_many_arguments)] // keyword-only, each with its default, as Python passes them
     fn new(
         max_nodes: Option<u64>,
         max_seconds: Option<f64>,
@@ -79,6 +84,7 @@ impl PyBudgets {
         max_disk: Option<u64>,
         keep_free: Option<u64>,
         layered: bool,
+        threads: usize,
     ) -> PyResult<Self> {
         // Python checks budgets first; this keeps a caller of the raw binding from a NaN
         // that means "no limit" or a zero that means "give up at once".
@@ -88,6 +94,9 @@ impl PyBudgets {
             || max_disk == Some(0)
         {
             return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
+        }
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(PyValueError::new_err(format!("threads must be 1..{MAX_THREADS}")));
         }
         if layered && spill_dir.is_none() {
             return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
@@ -100,6 +109,7 @@ impl PyBudgets {
         };
         let spill = spill_dir.map(|dir| Spill {
             dir,
+            threads,
             max_bytes: max_disk.unwrap_or(u64::MAX),
             keep_free: keep_free.unwrap_or(0),
         });

@@ -30,19 +30,22 @@ from .options import CONTEXT, DealNumberCommand
     "rule, with 4, 2 and 1 cells).",
 )
 def lookup(number, solution_cells, as_json, takeback):
-    """Look up Microsoft deal N (1..32,000) in the shipped table, without solving.
+    """Look up Microsoft deal N (1..32,000, or one of the extended range proved lost) in the shipped tables.
 
     Gives the verdict with 4, 3, 2, 1 and 0 free cells under classic FreeCell rules
     (with --takeback: with 4, 2 and 1 cells when the top card of a foundation may be
     taken back), the fewest cells that win it, and the solution's moves. Every
     verdict in the tables came from fcanalyze's own sweeps: solutions replayed by the
     referee, "unsolvable" proved by exhaustive search or by a proof with more cells.
+    Past 32,000 the tables hold the deals of the extended range that fcanalyze's
+    layered proofs showed lost with 4 cells (scripts/bench_intractable.py).
     N may be a list or range, as for sweep (1-20, 1,5,617, @FILE): one line per
     deal (with --json, one JSON object a line). For other deals or rules, use
-    'fcanalyze solve'. Exit status: 0 found, 1 not in the table (a deal past 32,000,
-    or no solution with K cells), 2 bad input.
+    'fcanalyze solve'. Exit status: 0 found, 1 not in the table (a deal past 32,000
+    not proved lost, or no solution with K cells), 2 bad input.
     """
-    from ..tables.shipped import CLASSIC, TABLE_CELL_COUNTS, TABLE_NAMES, TAKEBACK
+    from ..tables.published import CLASSIC_DEALS
+    from ..tables.shipped import CLASSIC, EXTENDED_NAME, TABLE_CELL_COUNTS, TABLE_NAMES, TAKEBACK
     from ..tables.shipped import lookup as lookup_deal
 
     variant = TAKEBACK if takeback else CLASSIC
@@ -83,7 +86,8 @@ def lookup(number, solution_cells, as_json, takeback):
         click.echo(json_text(facts.to_json()))
         return
     rules = "FreeCell with take-back" if takeback else "classic FreeCell"
-    click.echo(f"deal {n}, {rules}, from the shipped table ({TABLE_NAMES[variant]}):")
+    source = EXTENDED_NAME if n > CLASSIC_DEALS else TABLE_NAMES[variant]
+    click.echo(f"deal {n}, {rules}, from the shipped table ({source}):")
     click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'no home':>8}  {'card moves':>10}  {'score':>5}  how")
     for k in sorted(facts.verdicts, reverse=True):
         v = facts.verdicts[k]
@@ -95,6 +99,8 @@ def lookup(number, solution_cells, as_json, takeback):
             how = "the shortest line the search found, not proved shortest"
         elif v.status == SOLVED:
             how = f"solution replayed by the referee ({v.nodes:,} positions expanded)"
+        elif v.status == UNSOLVABLE and v.nodes is None:
+            how = f"proved by exhaustive search ({v.states:,} positions reached)"
         elif v.status == UNSOLVABLE:
             how = f"proved by exhaustive search ({v.nodes:,} positions expanded)"
         else:
@@ -128,9 +134,10 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
     spans = parse_deal_spans(text)
     found = lookup_spans(spans, variant)
     counts = sorted(TABLE_CELL_COUNTS[variant], reverse=True)
+    width = max([6] + [len(str(facts.deal)) for facts in found])
     if not as_json and found:
         click.echo(
-            f"{'deal':>6}  "
+            f"{'deal':>{width}}  "
             + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<9}" for k in counts)
             + "  fewest cells"
         )
@@ -156,10 +163,11 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
             fewest = str(least)
         else:
             fewest = f"at most {least}"
-        click.echo(f"{facts.deal:>6}  " + "  ".join(cells) + f"  {fewest}")
+        click.echo(f"{facts.deal:>{width}}  " + "  ".join(cells) + f"  {fewest}")
     if not as_json and found:
         click.echo("won N: N moves not to a foundation (a sequence move counts as one); *: proved shortest")
     past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)
+    past -= sum(1 for facts in found if facts.deal > CLASSIC_DEALS)
     if past:
         flag = f" --variant {TAKEBACK}" if variant == TAKEBACK else ""
         click.echo(

@@ -14,6 +14,7 @@ from ..solving.budgets import (
     MAX_SECONDS,
     check_nodes,
     check_seconds,
+    check_threads,
     parse_memory,
 )
 
@@ -166,7 +167,16 @@ def shortest_option(f):
 
 
 def spill_options(f):
-    """--spill-dir, --max-disk and --layered: proofs bigger than memory, on disk."""
+    """--spill-dir, --max-disk, --layered and --threads: proofs bigger than memory, on disk."""
+    f = click.option(
+        "--threads",
+        metavar="N",
+        type=Checked("count", check_threads, whole_number_text),
+        default=None,
+        help="Threads a layered proof runs on: the classes of positions of one level cannot reach "
+        "one another, so they are searched at once; --max-memory and --max-disk bound them all "
+        "together. Default: every core for solve; 1 a job for sweep, whose workers share the cores.",
+    )(f)
     f = click.option(
         "--layered",
         is_flag=True,

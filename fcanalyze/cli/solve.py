@@ -85,6 +85,7 @@ def solve(
     spill_dir,
     max_disk,
     layered,
+    threads,
     shortest,
     as_json,
     solution_out,
@@ -130,6 +131,7 @@ def solve(
             spill_dir=spill_dir,
             max_disk=max_disk,
             layered=layered,
+            threads=threads,
             shortest=shortest,
             whole_process=True,
         )

@@ -147,6 +147,7 @@ def sweep(
     spill_dir,
     max_disk,
     layered,
+    threads,
     shortest,
     retry_unknown,
     escalate,
@@ -199,6 +200,7 @@ def sweep(
                 spill_dir=spill_dir,
                 max_disk=max_disk,
                 layered=layered,
+                threads=threads,
                 shortest=shortest,
                 retry_unknown=retry_unknown,
                 escalate=escalate,
@@ -225,6 +227,7 @@ def sweep(
             spill_dir=spill_dir,
             max_disk=max_disk,
             layered=layered,
+            threads=threads,
             shortest=shortest,
         )
         click.echo(

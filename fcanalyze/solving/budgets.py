@@ -89,6 +89,31 @@ def check_nodes(value: int | None) -> int | None:
     return value
 
 
+# More threads than any machine fcanalyze runs on has cores: a number above it is a typo.
+MAX_THREADS = 1024
+
+
+def all_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or
+    `taskset` may narrow), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_threads(value: int | None) -> int:
+    """Threads for one layered proof: None means all cores (all_cores), or a whole
+    number 1..MAX_THREADS."""
+    if value is None:
+        return all_cores()
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FcanalyzeError(f"threads must be a whole number, got {quote(value)}")
+    if not 1 <= value <= MAX_THREADS:
+        raise FcanalyzeError(f"threads must be 1..{MAX_THREADS:,}, got {quote(value)}")
+    return value
+
+
 def check_seconds(value: float | None) -> float | None:
     """A time budget: None (no limit) or a number of seconds above 0 and at most 10^7."""
     if value is None:
@@ -190,7 +215,9 @@ class Budgets:
     jobs known to be too big for memory, which it can only prove lost. With
     `shortest`, a won job's line is the shortest the search finds within these
     budgets. With `whole_process`, `max_memory` bounds the process, not only the
-    search."""
+    search. `threads` is how many threads a layered proof searches the buckets of a
+    level on (None: all cores); its memory and disk budgets bound all of them
+    together."""
 
     max_nodes: int | None = None
     max_seconds: float | None = None
@@ -207,8 +234,11 @@ class Budgets:
     # own), or the search's own structures alone (the library's default: the caller's
     # process may hold anything besides). See engine_memory.
     whole_process: bool = False
+    # Threads of a layered proof. A sweep's jobs keep 1 each: its workers take the cores.
+    threads: int | None = 1
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "threads", check_threads(self.threads))
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
         object.__setattr__(self, "max_seconds", check_seconds(self.max_seconds))
         object.__setattr__(self, "max_memory", parse_memory(self.max_memory))
@@ -248,6 +278,9 @@ def _budgets_text(budgets: Budgets) -> str:
         text += f",max_disk={show(budgets.max_disk)},keep_free={show(budgets.keep_free)},spill_dir={budgets.spill_dir}"
     if budgets.layered:
         text += ",layered=yes"
+    # Threads change how fast a proof ends, never what it decides; 1 is not said.
+    if budgets.spill_dir is not None and budgets.threads != 1:
+        text += f",threads={budgets.threads}"
     if budgets.shortest:
         text += ",shortest=yes"
     return text

@@ -109,6 +109,7 @@ def solve(
     layered: bool = False,
     shortest: bool = False,
     whole_process: bool = False,
+    threads: int | None = None,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
@@ -138,6 +139,10 @@ def solve(
         layered: start the layered proof at once, skipping the searches in memory
             (needs spill_dir): for a job known to outgrow memory, whose first
             search in memory would only be done again.
+        threads: how many threads a layered proof searches on at once (the buckets of
+            a level, which cannot reach one another); default all cores. max_memory
+            and max_disk bound all of them together, and the proof stores exactly
+            the positions it stores on one thread.
         shortest: once the deal is won, search for its shortest line (fewest moves
             that do not go to a foundation) within what is left of the budgets, and
             prove it shortest where the search can (docs/correctness.md, "The
@@ -177,6 +182,7 @@ def solve(
         layered,
         shortest=shortest,
         whole_process=whole_process,
+        threads=threads,
     )
     return solve_within(deal_or_board, rules, budgets)
 
@@ -208,6 +214,7 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
         max_disk=budgets.max_disk,
         keep_free=budgets.keep_free,
         layered=budgets.layered,
+        threads=budgets.threads,
     )
     try:
         raw = _engine.solve(

@@ -55,6 +55,7 @@ def retry_command(
     spill_dir: str | None = None,
     max_disk: str | None = None,
     layered: bool = False,
+    threads: int | None = None,
     shortest: bool = False,
 ) -> str:
     """The shell command that runs a sweep's undecided jobs again with more time than
@@ -75,6 +76,8 @@ def retry_command(
             words += [flag, str(value)]
     if layered:
         words += ["--layered"]
+    if threads is not None:
+        words += ["--threads", str(threads)]
     if shortest:
         words += ["--shortest"]
     words += ["--retry-unknown", "--max-seconds", f"{retry_seconds(seconds):g}"]

@@ -104,6 +104,7 @@ def plan_sweep(
     spill_dir: str | os.PathLike[str] | None = None,
     max_disk: int | str | None = None,
     layered: bool = False,
+    threads: int | None = 1,
     shortest: bool = False,
     retry_unknown: bool = False,
     progress: Progress | None = None,
@@ -118,8 +119,8 @@ def plan_sweep(
     says which solved rows keep their solution. With `scheduler`, the jobs run on that
     Dask cluster and its workers write the dataset at `out`, a directory they share
     or an fsspec URL (chunks.py). `spill_dir` and `max_disk` let proofs that outgrow
-    the memory budget go on as layered proofs on disk, and `layered` start them at once;
-    with `shortest`, each won job's line is the shortest the search finds within the
+    the memory budget go on as layered proofs on disk, and `layered` start them at once,
+    each on `threads` threads (1: the workers already share the cores); with `shortest`, each won job's line is the shortest the search finds within the
     budgets (budgets.Budgets)."""
     from ..game.deals import parse_deal_spans
 
@@ -164,6 +165,7 @@ def plan_sweep(
             layered,
             shortest=shortest,
             whole_process=True,
+            threads=1 if threads is None else threads,
         )
 
     why = None

@@ -34,6 +34,12 @@ TABLE_NAMES = {CLASSIC: TABLE_NAME, TAKEBACK: TAKEBACK_TABLE_NAME}
 TABLE_CELL_COUNTS = {CLASSIC: TABLE_CELLS, TAKEBACK: TAKEBACK_CELLS}
 
 
+# Deals past 32,000 proved lost with 4 cells (so with fewer too) by this project's
+# layered proofs: the extended range's intractable deals (scripts/bench_intractable.py
+# --record writes it). A small text file: a line per deal.
+EXTENDED_NAME = "microsoft-extended-4cells.csv"
+
+
 # Jobs whose search took at least this many positions, some 15 s and more on this
 # project's machines: long enough that where a sweep runs them decides whether every
 # worker stays busy to its end (`long_jobs`).
@@ -64,6 +70,8 @@ class Verdict:
     # The moves not to a foundation (docs/rules.md), and whether no line has fewer.
     non_foundation_moves: int | None = None
     shortest_proved: bool | None = None
+    # Positions the search stored (for a proof of a loss: every one it reached).
+    states: int | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,7 @@ class DealFacts:
                     "shortest_proved": v.shortest_proved,
                     "score": v.score,
                     "nodes": v.nodes,
+                    "states": v.states,
                     "implied_by": v.implied_by,
                     "limit": v.limit,
                     "solution": v.solution,
@@ -119,8 +128,11 @@ class DealFacts:
 def lookup(deal: int, path: str | Path | None = None, variant: str = CLASSIC) -> DealFacts | None:
     """What the shipped table says about Microsoft deal `deal` under classic FreeCell
     rules at 0..4 cells (or, with `variant` TAKEBACK, with take-back at 4, 2 and 1 cells);
-    None for a deal outside 1..32,000. FcanalyzeError if the table is missing (a
-    source tree that has not built it)."""
+    None for a deal outside 1..32,000, but for a deal of the extended range proved
+    lost (extended_facts). FcanalyzeError if the table is missing (a source tree that
+    has not built it)."""
+    if deal > CLASSIC_DEALS and variant == CLASSIC:
+        return extended_facts().get(deal)
     if not 1 <= deal <= CLASSIC_DEALS:
         return None
     file = Path(path) if path is not None else table_path(variant)
@@ -168,12 +180,42 @@ def read_deals(file: Path, deals: set[int], variant: str, columns: list[str]) ->
     return part.read_row_groups(groups, columns=wanted, use_threads=False).take(pa.array(rows, pa.int64()))
 
 
+@functools.cache
+def extended_facts() -> dict[int, DealFacts]:
+    """The deals of the extended range (past 32,000) that the project proved lost with 4
+    cells under classic rules, by deal: lost with 3, 2, 1 and 0 cells too (a win with k
+    cells is a win with k + 1). Read from EXTENDED_NAME; empty without it."""
+    import csv
+
+    file = Path(__file__).parent.parent / "data" / EXTENDED_NAME
+    if not file.is_file():
+        return {}
+    facts = {}
+    with file.open(newline="") as f:
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
+            deal, cells = int(row["deal"]), int(row["cells"])
+            nodes = int(row["nodes"]) if row.get("nodes") else None
+            proved = Verdict(cells, row["status"], None, None, None, nodes, None, None, states=int(row["states"]))
+            verdicts = {cells: proved}
+            for fewer in range(cells - 1, -1, -1):
+                verdicts[fewer] = Verdict(fewer, UNSOLVABLE, None, None, None, None, cells, None)
+            facts[deal] = DealFacts(deal, verdicts, CLASSIC)
+    return facts
+
+
 def lookup_spans(spans: Iterable[tuple[int, int]], variant: str = CLASSIC) -> list[DealFacts]:
-    """lookup() of every deal in the inclusive spans that the table holds (1..32,000),
-    in order, reading the table once. FcanalyzeError if the table is missing."""
+    """lookup() of every deal in the inclusive spans that the tables hold (1..32,000,
+    and the extended range's deals proved lost), in order, reading the table once.
+    FcanalyzeError if the table is missing."""
+    spans = list(spans)
+    extended = [
+        facts
+        for deal, facts in sorted(extended_facts().items())
+        if variant == CLASSIC and any(lo <= deal <= hi for lo, hi in spans)
+    ]
     wanted = sorted({d for lo, hi in spans for d in range(max(lo, 1), min(hi, CLASSIC_DEALS) + 1)})
     if not wanted:
-        return []
+        return extended
     file = table_path(variant)
     if not file.is_file():
         raise FcanalyzeError(
@@ -185,7 +227,7 @@ def lookup_spans(spans: Iterable[tuple[int, int]], variant: str = CLASSIC) -> li
     verdicts: dict[int, dict[int, Verdict]] = {deal: {} for deal in wanted}
     for row in rows:
         verdicts[row["deal"]][row["cells"]] = Verdict(**{name: row.get(name) for name in names})
-    return [DealFacts(deal, verdicts[deal], variant) for deal in wanted]
+    return [DealFacts(deal, verdicts[deal], variant) for deal in wanted] + extended
 
 
 def settled_in_table(keys: Iterable[tuple[int, str, int]]) -> collections.Counter[str]:

@@ -39,6 +39,9 @@ BAD_INPUT = [
     (["solve", "1", "--max-memory", "2000P"], "memory budget must be 1M..1P"),
     (["solve", "1", "--max-memory", "512"], "memory budget must be 1M..1P"),
     (["solve", "1", "--max-nodes", "1e23"], "'1e23' is not a whole number"),
+    (["solve", "1", "--threads", "0"], "threads must be 1..1,024, got 0"),
+    (["solve", "1", "--threads", "two"], "'two' is not a whole number"),
+    (["sweep", "--threads", "100000"], "threads must be 1..1,024, got 100000"),
     (["solve", "1", "--max-nodes", "-5"], "max_nodes must be 1..1,000,000,000,000,000, got -5"),
     (["solve", "1", "--cells", "9"], "cell count 9 is out of range: 0..8"),
     (["solve", "1", "--max-nodes", "99999999999999999999999"], "max_nodes must be 1..1,000,000,000,000,000"),
@@ -131,6 +134,9 @@ def test_budgets_check_their_ranges_from_python_too():
         {"max_nodes": 1.5},
         {"max_memory": "²G"},
         {"max_seconds": 0},
+        {"threads": 0},
+        {"threads": True},
+        {"threads": 2.0},
     ):
         with pytest.raises(fcanalyze.FcanalyzeError):
             Budgets(**bad)
@@ -145,3 +151,6 @@ def test_the_engine_binding_refuses_a_nan_budget_itself():
         _engine.Budgets(max_seconds=float("nan"))
     with pytest.raises(ValueError, match="a layered proof needs spill_dir"):
         _engine.Budgets(layered=True)
+    for threads in (0, 1025):
+        with pytest.raises(ValueError, match=r"threads must be 1\.\.1024"):
+            _engine.Budgets(threads=threads)

@@ -15,9 +15,10 @@ from conftest import DATA, budget_leaving, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
+from fcanalyze.dataset.store import read_frame
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.referee.replay import replay
-from fcanalyze.solving.budgets import Budgets, kept_proofs
+from fcanalyze.solving.budgets import Budgets, all_cores, kept_proofs, parse_memory
 from fcanalyze.solving.solve import EngineError, solve_within
 
 
@@ -326,6 +327,38 @@ def test_layered_starts_the_layered_proof_at_once_and_can_only_prove_losses(tmp_
     won = run_cli("solve", "--board", board, "--cells", "0", "--layered", "--spill-dir", spill)
     assert won.exit_code == 3 and "UNKNOWN (limit: memory)" in won.stdout
     assert "the layered proof met a win" in won.stdout
+
+
+def test_a_layered_proof_on_two_threads_stores_what_it_stores_on_one(tmp_path, run_cli):
+    """--threads 2 searches the classes of a level at once; the proof stores exactly the
+    positions it stores on one thread, within the same memory budget, whether every
+    class fits a thread's half of it (8 MiB each) or some outgrow it (1 MiB) and are
+    searched again alone; the default is every core."""
+    for memory in ("16M", "2M"):
+        one = solve(11982, spill_dir=tmp_path, layered=True, max_memory=memory, threads=1)
+        two = solve(11982, spill_dir=tmp_path, layered=True, max_memory=memory, threads=2)
+        assert one.status == two.status == "unsolvable"
+        assert two.states == one.states and two.peak_memory <= parse_memory(memory)
+    assert Budgets(spill_dir=str(tmp_path), threads=None).threads == all_cores()
+    out = tmp_path / "rows"
+    swept = run_cli(
+        "sweep",
+        "--deals",
+        "11982",
+        "--cells",
+        "4",
+        "--out",
+        out,
+        "--spill-dir",
+        tmp_path,
+        "--layered",
+        "--threads",
+        "2",
+    )
+    assert swept.exit_code == 0, swept.output
+    row = read_frame(out).iloc[0]
+    assert row.status == "unsolvable" and row.states == one.states and row.budgets.endswith(",layered=yes,threads=2")
+    assert list(tmp_path.iterdir()) == [out]
 
 
 def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_from_it(tmp_path, run_cli):

@@ -13,12 +13,14 @@ import pytest
 from fcanalyze import Variant, microsoft_deal
 from fcanalyze.dataset.store import SCHEMA, read_dataset
 from fcanalyze.referee.replay import replay
-from fcanalyze.tables.published import CLASSIC_DEALS, WINNABLE_CLASSIC
+from fcanalyze.tables.published import CLASSIC_DEALS, IMPOSSIBLE_EXTENDED_4_CELLS, WINNABLE_CLASSIC
 from fcanalyze.tables.shipped import (
+    EXTENDED_NAME,
     LONG_JOB_NODES,
     MACHINE_COLUMNS,
     TABLE_CELLS,
     TAKEBACK,
+    extended_facts,
     long_jobs,
     lookup,
     settled_in_table,
@@ -310,3 +312,27 @@ def test_lookup_of_a_list_says_which_deals_the_table_lacks(run_cli):
         refused = run_cli("lookup", *args)
         assert refused.exit_code == 2 and refused.stderr.startswith("Error: ") and message in refused.stderr
         assert len(refused.stderr.splitlines()) == 1
+
+
+def test_the_extended_range_deals_proved_lost_are_looked_up_and_agree_with_the_published_proofs(run_cli):
+    """The deals past 32,000 that the layered proofs showed lost with 4 cells (the file
+    scripts/bench_intractable.py --record writes) answer `lookup`, lost with every
+    fewer cell count too; each is one of the nine that the published 2016 proofs found
+    impossible. A deal past 32,000 not in it is still not in the tables."""
+    proved = extended_facts()
+    assert proved, f"{EXTENDED_NAME} lists no deal"
+    assert set(proved) <= set(IMPOSSIBLE_EXTENDED_4_CELLS)
+    for deal, facts in proved.items():
+        assert lookup(deal) == facts and facts.min_cells is None
+        assert {k: v.status for k, v in facts.verdicts.items()} == dict.fromkeys((4, 3, 2, 1, 0), "unsolvable")
+        assert facts.verdicts[4].states > 100_000_000 and facts.verdicts[3].implied_by == 4
+    deal = min(proved)
+    shown = run_cli("lookup", str(deal))
+    assert shown.exit_code == 0 and EXTENDED_NAME in shown.stdout
+    assert f"proved by exhaustive search ({proved[deal].verdicts[4].states:,} positions reached)" in shown.stdout
+    assert "fewest cells that win it: none (not even 4)" in shown.stdout
+    listed = run_cli("lookup", f"31999-32001,{deal}")
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:-1]] == ["31999", "32000", str(deal)]
+    assert listed.stdout.splitlines()[-2].split()[1:] == ["lost"] * 5 + ["none", "(lost", "with", "4)"]
+    assert listed.exit_code == 1 and listed.stderr.startswith("1 deal(s) of the list are past 32,000")
+    assert lookup(deal, variant=TAKEBACK) is None

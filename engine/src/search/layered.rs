@@ -38,6 +38,7 @@ use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
 use super::frontier::{self, frontier, Stopped};
+use super::level_threads::{search_level, Bucket, LevelEnd};
 use super::meter::Meter;
 use super::spill::{
     self, advance, claim, keep_to_go_on, make_private_dir, Claim, EntryQueue, Next, RemovedAtEnd, RunsSoFar, Source,
@@ -169,10 +170,24 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         Some(checkpoint) => gate.adopt(&checkpoint.files),
         None => gate.enqueue(root, rules),
     }
+    // With several threads, one search a thread, each with its share of the memory, for
+    // the buckets of a level at once (`level_threads`); and this one, with the whole
+    // budget, for a bucket that outgrew a share, alone.
+    let threads = spill.threads.max(1);
+    let share = meter.budget.max_memory / threads;
+    let mut beside: Vec<DepthFirstSearch> = if threads > 1 {
+        (0..threads).map(|_| DepthFirstSearch::gated(root, rules, share, gate.another(share))).collect()
+    } else {
+        vec![]
+    };
     let mut search = DepthFirstSearch::gated(root, rules, meter.budget.max_memory, gate);
     // Positions stored by the buckets finished.
     let mut stored = earlier.stored;
     let mut reading: Option<Source> = None;
+    // The buckets of a level stopped on several threads, to be kept.
+    let mut unread: Vec<Bucket> = vec![];
+    // The level whose buckets outgrew a thread's share: searched alone, one by one.
+    let mut deferred_level = None;
     let mut record = vec![];
     // The entry to search from next.
     let mut start = root.clone();
@@ -183,6 +198,60 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     let mut entries_read = 0u64;
     // How the proof ended, and whether it may be kept to go on from.
     let (status, keep) = loop {
+        let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+        if reading.is_none() && !beside.is_empty() && !outgrown {
+            let level = match gate.lowest_level() {
+                Ok(Some(level)) => level,
+                Ok(None) => break (Status::Unsolvable, false),
+                Err(e) => {
+                    gate.break_down(e.to_string());
+                    break (Status::Unknown(Limit::Disk), false);
+                }
+            };
+            if deferred_level != Some(level) {
+                // The classes searched so far are done with.
+                stored += search.seen.len();
+                meter.note_memory(search.peak_bytes());
+                search.forget();
+                let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+                let mut buckets = vec![];
+                let mut failed = None;
+                for (bucket, source) in gate.take_level(level, usize::MAX) {
+                    match source {
+                        Ok(source) => buckets.push(((level, bucket), source)),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                if let Some(e) = failed {
+                    gate.break_down(e.to_string());
+                    unread = buckets;
+                    break (Status::Unknown(Limit::Disk), false);
+                }
+                let end = search_level(level, &start, buckets, &mut beside, rules, meter);
+                for other in &mut beside {
+                    let theirs = other.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+                    if let Some(trouble) = theirs.trouble.take() {
+                        gate_of(&mut search).break_down(trouble);
+                    }
+                }
+                match end {
+                    LevelEnd::Done { stored: n, deferred } => {
+                        stored += n;
+                        if !deferred.is_empty() {
+                            gate_of(&mut search).put_back(deferred);
+                            deferred_level = Some(level);
+                        }
+                        continue;
+                    }
+                    LevelEnd::Stopped { status, keep, stored: n, unread: left } => {
+                        stored += n;
+                        unread = left;
+                        let broken = gate_of(&mut search).broken;
+                        break (status, keep && !broken);
+                    }
+                }
+            }
+        }
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
         match advance(gate, &mut reading, &mut record, rules, &mut start) {
             Next::Entry => {}
@@ -197,6 +266,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 }
                 outgrown = true;
             }
+            Next::BucketDone => continue,
             Next::End => break (Status::Unsolvable, false),
             Next::Failed => break (Status::Unknown(Limit::Disk), false),
         }
@@ -213,7 +283,8 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         if !outgrown {
             match depth_first_from(&mut search, &start, rules, meter) {
                 FromEntry::Done => continue,
-                FromEntry::Outgrown => outgrown = true,
+                FromEntry::Outgrown if frontier::applies(rules) => outgrown = true,
+                FromEntry::Outgrown => break (Status::Unknown(Limit::Memory), true),
                 FromEntry::Ended(status, keep) => break (status, keep),
             }
         }
@@ -232,12 +303,22 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             }
         }
     };
+    // Every thread's buffers in the queue, for the checkpoint.
+    for other in &mut beside {
+        let theirs = other.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+        if let Err(e) = theirs.hand_in() {
+            theirs.break_down(e.to_string());
+        }
+        if let Some(trouble) = theirs.trouble.take() {
+            gate_of(&mut search).break_down(trouble);
+        }
+    }
     meter.note_memory(search.peak_bytes());
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     if let Some(trouble) = gate.trouble.take() {
         note = Some(note.map_or(trouble.clone(), |n| format!("{n}; then {trouble}")));
     }
-    let peak_disk = gate.peak_disk.max(earlier.peak_disk);
+    let peak_disk = gate.peak_disk().max(earlier.peak_disk);
     let done = RunsSoFar {
         stored,
         nodes: earlier.nodes + meter.nodes,
@@ -246,7 +327,14 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         frontier: outgrown,
     };
     let kept = keep
-        && match keep_to_go_on(gate, reading, &kept, &job, done) {
+        && !gate.broken
+        && match keep_to_go_on(
+            gate,
+            reading.map(|r| (gate.reading, r)).into_iter().chain(unread).collect(),
+            &kept,
+            &job,
+            done,
+        ) {
             Ok(()) => true,
             Err(e) => {
                 let why = format!("the proof could not be kept in {}: {e}", spill.dir.display());
@@ -258,25 +346,30 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note }
 }
 
+/// The queue of a gated search.
+fn gate_of(search: &mut DepthFirstSearch) -> &mut EntryQueue {
+    search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"))
+}
+
 /// How the depth-first search of a bucket from one of its entries ended.
-enum FromEntry {
+pub(super) enum FromEntry {
     /// Every position it reaches is searched: on to the next entry.
     Done,
-    /// The bucket outgrew memory, and is to be searched breadth first.
+    /// The bucket outgrew memory: to be searched breadth first, or again with more.
     Outgrown,
     /// The proof ends: how, and whether it may be kept to go on from.
     Ended(Status, bool),
 }
 
-fn depth_first_from(search: &mut DepthFirstSearch, start: &Position, rules: &Variant, meter: &mut Meter) -> FromEntry {
-    let outgrown = if frontier::applies(rules) {
-        FromEntry::Outgrown
-    } else {
-        FromEntry::Ended(Status::Unknown(Limit::Memory), true)
-    };
+pub(super) fn depth_first_from(
+    search: &mut DepthFirstSearch,
+    start: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> FromEntry {
     // An entry met before in this bucket starts nothing (the store has it).
     if search.start_from(start, rules).is_err() {
-        return outgrown;
+        return FromEntry::Outgrown;
     }
     // The class's search from this entry: on to the end, or a verdict.
     let pass = loop {
@@ -290,7 +383,7 @@ fn depth_first_from(search: &mut DepthFirstSearch, start: &Position, rules: &Var
     match pass {
         Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
         Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
-        Pass::Settled(Status::Unknown(Limit::Memory), ..) => outgrown,
+        Pass::Settled(Status::Unknown(Limit::Memory), ..) => FromEntry::Outgrown,
         Pass::Settled(status, ..) => FromEntry::Ended(status, true),
         Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
     }
@@ -315,8 +408,8 @@ fn search_outgrown(
     let name = source.name();
     let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
     let stored = frontier(gate, &mut entries, &name, root, rules, meter)?;
-    if let Some(Source::File(_, path, _)) = reading.take() {
-        let _ = fs::remove_file(path);
+    if let Some(source) = reading.take() {
+        gate.done_with(source);
     }
     Ok(stored)
 }

@@ -42,6 +42,7 @@ mod best_first;
 mod depth_first;
 mod frontier;
 mod layered;
+mod level_threads;
 mod loose_return;
 mod meter;
 mod play;
@@ -62,6 +63,8 @@ pub use layered::drop_kept;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
 use layered::{is_kept, layered, Layered};
+#[cfg(test)]
+pub(crate) use level_threads::DEFERRED;
 use meter::Meter;
 use settle::settle;
 pub(crate) use settle::Schedule;

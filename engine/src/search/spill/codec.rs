@@ -22,6 +22,7 @@ pub(crate) struct CorruptEntry;
 /// same-suit building), so each is written as a bit, but for one put in an empty
 /// column, written in full. (A column that breaks this rule, which no move makes, is
 /// written card by card: the encoding never depends on it.)
+#[derive(Clone)]
 pub(crate) struct Codec {
     start: Vec<Vec<u8>>,
     /// For each column, the out-of-order pairs among its first k start cards, k = 0..=len.

@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::position::{Place, Played, Position};
 use crate::variant::Variant;
@@ -33,6 +35,8 @@ pub struct Spill {
     /// A directory of its own is made inside, and removed when the proof ends, unless
     /// it is kept to go on from (see the module's comment).
     pub dir: PathBuf,
+    /// The threads that search the buckets of a level at once (`level_threads`).
+    pub threads: usize,
     pub max_bytes: u64,
     /// Bytes that must stay free on the directory's filesystem, whoever fills it: two
     /// proofs side by side, proofs kept from earlier jobs, or anything else. The proof
@@ -58,23 +62,27 @@ const WRITTEN_CACHE: usize = 1 << 22;
 const FORMAT: &str = "fcanalyze layered proof 2";
 /// Where the searches hand the positions of higher levels than the one searched (the
 /// entries of later classes), and where the driver reads each bucket's back from.
+///
+/// Each search has a queue of its own, which holds its latest entries in buffers of its
+/// own; the entries waiting, their files and the disk they fill are the proof's, shared
+/// by every queue (`Shared`), so that several searches may hand entries in at once (the
+/// buckets of one level, searched on several threads) and the disk budget bounds them
+/// all. A queue hands its buffers in when one fills, when they hold more than their share
+/// of memory, and before a bucket is read (`hand_in`).
 pub(super) struct EntryQueue {
     pub(super) level: usize,
     pub(super) codec: Codec,
     pub(super) dir: PathBuf,
-    waiting: BTreeMap<(usize, usize), Waiting>,
+    shared: Arc<Shared>,
+    /// This queue's entries not yet handed in, by level and bucket.
+    local: BTreeMap<(usize, usize), Vec<u8>>,
+    /// Bytes the local buffers hold, and the most they may.
+    local_bytes: usize,
+    max_local: usize,
     /// The level and bucket whose entries are being read.
     pub(super) reading: (usize, usize),
     written: Vec<u128>,
-    /// Bytes the waiting buffers hold, and the most they may.
-    buffered: usize,
-    max_buffered: usize,
     record: Vec<u8>,
-    /// Bytes in files not yet read back, and the most there have been.
-    disk: u64,
-    pub(super) peak_disk: u64,
-    max_disk: u64,
-    keep_free: u64,
     /// Bytes written since the free space was last looked at (`room_on_disk`).
     since_free_check: u64,
     /// Why the last entry could not be written.
@@ -86,48 +94,104 @@ pub(super) struct EntryQueue {
     pub(super) trouble: Option<String>,
 }
 
+/// What every queue of a proof shares: the entries waiting for each level and bucket
+/// (in buffers, and in files once a buffer fills), and the disk the files fill.
+struct Shared {
+    waiting: Mutex<Waiting>,
+    /// Bytes in files not yet read back (and in buffers, to be written), and the most
+    /// there have been.
+    disk: AtomicU64,
+    peak_disk: AtomicU64,
+    max_disk: u64,
+    keep_free: u64,
+    /// The most the waiting buffers may hold together, and what they hold (`Waiting`'s
+    /// count, to be read without the lock).
+    max_buffered: usize,
+    buffered: AtomicUsize,
+}
+
+/// The entries waiting, by level and bucket, and the bytes their buffers hold.
+#[derive(Default)]
+struct Waiting {
+    by_bucket: BTreeMap<(usize, usize), Entries>,
+    buffered: usize,
+}
+
 impl EntryQueue {
+    /// The first queue of a proof, for `root`'s entries.
     pub(super) fn new(root: &Position, rules: &Variant, dir: PathBuf, spill: &Spill, max_memory: usize) -> EntryQueue {
+        let max_buffered = (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED);
+        let shared = Arc::new(Shared {
+            waiting: Mutex::new(Waiting::default()),
+            disk: AtomicU64::new(0),
+            peak_disk: AtomicU64::new(0),
+            max_disk: spill.max_bytes,
+            keep_free: spill.keep_free,
+            max_buffered,
+            buffered: AtomicUsize::new(0),
+        });
+        EntryQueue::with(Codec::new(root, rules), dir, shared, max_memory)
+    }
+
+    /// Another queue of the same proof, for a search beside this one's: `max_memory`
+    /// is that search's share of the budget.
+    pub(super) fn another(&self, max_memory: usize) -> EntryQueue {
+        let mut queue = EntryQueue::with(self.codec.clone(), self.dir.clone(), Arc::clone(&self.shared), max_memory);
+        queue.level = self.level;
+        queue
+    }
+
+    fn with(codec: Codec, dir: PathBuf, shared: Arc<Shared>, max_memory: usize) -> EntryQueue {
         let cache = WRITTEN_CACHE.min((max_memory / 8 / 16).next_power_of_two() / 2).max(1);
         EntryQueue {
             level: 0,
-            codec: Codec::new(root, rules),
+            codec,
             dir,
-            waiting: BTreeMap::new(),
+            local: BTreeMap::new(),
+            local_bytes: 0,
+            max_local: (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED),
+            shared,
             reading: (0, 0),
             written: vec![0; cache],
             record: Vec::with_capacity(64),
-            disk: 0,
-            peak_disk: 0,
-            max_disk: spill.max_bytes,
-            keep_free: spill.keep_free,
             // The first write looks at once: kept proofs may have filled the disk already.
             since_free_check: FREE_CHECK_BYTES,
-            buffered: 0,
-            max_buffered: (max_memory / 16).clamp(FILE_BUFFER, MAX_BUFFERED),
             failed: None,
             broken: false,
             trouble: None,
         }
     }
 
+    /// The proof's entries waiting, locked; a queue whose holder panicked leaves them as
+    /// they were between two handings in.
+    fn waiting(&self) -> MutexGuard<'_, Waiting> {
+        self.shared.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Puts `root` first in line, the proof's one entry so far.
     pub(super) fn enqueue(&mut self, root: &Position, rules: &Variant) {
         let (level, bucket) = (self.codec.level(root, rules), self.codec.bucket(root, rules));
-        let waiting = self.waiting.entry((level, bucket)).or_default();
-        self.codec.encode(root, rules, &mut waiting.buffer);
-        self.disk += waiting.buffer.len() as u64;
+        let mut record = vec![];
+        self.codec.encode(root, rules, &mut record);
+        self.shared.disk.fetch_add(record.len() as u64, Ordering::Relaxed);
+        let mut waiting = self.waiting();
+        waiting.by_bucket.entry((level, bucket)).or_default().buffer.extend_from_slice(&record);
     }
 
     /// Takes up the entry files of a kept proof, which `checkpoint::claim` has checked,
-    /// now in this gate's directory.
+    /// now in this queue's directory.
     pub(super) fn adopt(&mut self, files: &BTreeMap<String, Written>) {
-        for (name, &written) in files {
-            let Some(key) = parse_file_name(name) else { continue };
-            self.waiting.insert(key, Waiting { buffer: vec![], written, on_disk: true });
-            self.disk += written.len;
+        let mut bytes = 0;
+        {
+            let mut waiting = self.waiting();
+            for (name, &written) in files {
+                let Some(key) = parse_file_name(name) else { continue };
+                waiting.by_bucket.insert(key, Entries { buffer: vec![], written, on_disk: true });
+                bytes += written.len;
+            }
         }
-        self.peak_disk = self.peak_disk.max(self.disk);
+        let disk = self.shared.disk.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.shared.peak_disk.fetch_max(disk, Ordering::Relaxed);
     }
 
     /// A path in the proof's directory for a file of its own (none is named so by
@@ -138,25 +202,30 @@ impl EntryQueue {
 
     /// Counts `bytes` more of files against the disk budget: false if that passes it.
     pub(super) fn hold_disk(&mut self, bytes: u64) -> bool {
-        self.disk += bytes;
-        self.peak_disk = self.peak_disk.max(self.disk);
-        self.disk <= self.max_disk && self.room_on_disk(bytes)
+        let disk = self.shared.disk.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.shared.peak_disk.fetch_max(disk, Ordering::Relaxed);
+        disk <= self.shared.max_disk && self.room_on_disk(bytes)
+    }
+
+    /// The most bytes of files the proof has had at once.
+    pub(super) fn peak_disk(&self) -> u64 {
+        self.shared.peak_disk.load(Ordering::Relaxed)
     }
 
     /// Counts `bytes` written; false when the filesystem's free space, looked at every
     /// FREE_CHECK_BYTES written, has fallen below `keep_free`.
     fn room_on_disk(&mut self, bytes: u64) -> bool {
         self.since_free_check += bytes;
-        if self.keep_free == 0 || self.since_free_check < FREE_CHECK_BYTES {
+        if self.shared.keep_free == 0 || self.since_free_check < FREE_CHECK_BYTES {
             return true;
         }
         self.since_free_check = 0;
-        free_bytes(&self.dir).is_none_or(|free| free >= self.keep_free)
+        free_bytes(&self.dir).is_none_or(|free| free >= self.shared.keep_free)
     }
 
     /// Counts `bytes` of files removed.
     pub(super) fn release_disk(&mut self, bytes: u64) {
-        self.disk -= bytes.min(self.disk);
+        let _ = self.shared.disk.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| Some(d - bytes.min(d)));
     }
 
     /// A file could not be written or read whole: the proof cannot end "unsolvable",
@@ -167,20 +236,29 @@ impl EntryQueue {
         self.trouble.get_or_insert(why);
     }
 
-    /// Every waiting buffer to its file.
+    /// Hands this queue's buffers in, then every waiting buffer to its file.
     pub(super) fn flush_all(&mut self) -> io::Result<()> {
-        for (&(level, bucket), waiting) in &mut self.waiting {
-            if !waiting.buffer.is_empty() {
-                waiting.flush(&self.dir, level, bucket)?;
-            }
-            waiting.buffer = vec![];
-        }
-        self.buffered = 0;
-        Ok(())
+        self.hand_in()?;
+        let mut waiting = self.waiting();
+        let flushed = flush_every_buffer(&mut waiting, &self.dir);
+        self.shared.buffered.store(waiting.buffered, Ordering::Relaxed);
+        flushed
+    }
+
+    /// Hands every local buffer in to the entries waiting.
+    pub(super) fn hand_in(&mut self) -> io::Result<()> {
+        let local = std::mem::take(&mut self.local);
+        self.local_bytes = 0;
+        let mut waiting = self.waiting();
+        let handed = local
+            .into_iter()
+            .try_for_each(|(key, buffer)| hand_in_one(&mut waiting, &self.dir, key, &buffer, self.shared.max_buffered));
+        self.shared.buffered.store(waiting.buffered, Ordering::Relaxed);
+        handed
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.written.len() * 16 + self.buffered
+        self.written.len() * 16 + self.local_bytes + self.shared.buffered.load(Ordering::Relaxed)
     }
 
     /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
@@ -225,43 +303,144 @@ impl EntryQueue {
             self.failed = Some(Limit::Disk);
             return;
         }
-        let waiting = self.waiting.entry((level, bucket)).or_default();
-        if waiting.buffer.len() + self.record.len() > FILE_BUFFER {
-            if let Err(e) = waiting.flush(&self.dir, level, bucket) {
-                self.break_down(e.to_string());
-                return;
-            }
+        let buffer = self.local.entry((level, bucket)).or_default();
+        let before = buffer.capacity();
+        buffer.extend_from_slice(&self.record);
+        self.local_bytes += buffer.capacity() - before;
+        let full = buffer.len() >= FILE_BUFFER;
+        let handed = if full {
+            let buffer = self.local.remove(&(level, bucket)).unwrap_or_default();
+            self.local_bytes -= buffer.capacity().min(self.local_bytes);
+            let mut waiting = self.waiting();
+            let handed = hand_in_one(&mut waiting, &self.dir, (level, bucket), &buffer, self.shared.max_buffered);
+            self.shared.buffered.store(waiting.buffered, Ordering::Relaxed);
+            handed
+        } else if self.local_bytes > self.max_local {
+            self.hand_in()
+        } else {
+            Ok(())
+        };
+        if let Err(e) = handed {
+            self.break_down(e.to_string());
         }
-        let before = waiting.buffer.capacity();
-        waiting.buffer.extend_from_slice(&self.record);
-        self.buffered += waiting.buffer.capacity() - before;
-        if self.buffered > self.max_buffered {
-            // Every buffer to its file, and its memory back: the next entries of a level
-            // and bucket start a small buffer again.
-            if let Err(e) = self.flush_all() {
-                self.break_down(e.to_string());
-            }
-        }
+    }
+
+    /// The lowest level that has entries waiting, if any (the local buffers handed in).
+    pub(super) fn lowest_level(&mut self) -> io::Result<Option<usize>> {
+        self.hand_in()?;
+        Ok(self.waiting().by_bucket.keys().next().map(|&(level, _)| level))
     }
 
     /// The entries of the lowest level and bucket that has some, to be read in turn.
     pub(super) fn next_bucket(&mut self) -> Option<io::Result<(usize, Source)>> {
-        let (&(level, bucket), _) = self.waiting.iter().next()?;
-        let mut waiting = self.waiting.remove(&(level, bucket))?;
-        self.reading = (level, bucket);
-        self.disk -= (waiting.buffer.len() as u64).min(self.disk);
-        self.buffered -= waiting.buffer.capacity().min(self.buffered);
-        if !waiting.on_disk {
-            return Some(Ok((level, Source::Memory(io::Cursor::new(waiting.buffer)))));
+        if let Err(e) = self.hand_in() {
+            return Some(Err(e));
         }
-        let opened = waiting.flush(&self.dir, level, bucket).and_then(|()| {
-            let path = file_name(&self.dir, level, bucket);
-            let file = Checked::open(&path, waiting.written)?;
-            self.disk -= waiting.written.len.min(self.disk);
-            Ok(Source::File(BufReader::with_capacity(FILE_BUFFER, file), path, waiting.written))
-        });
-        Some(opened.map(|source| (level, source)))
+        let level = *self.waiting().by_bucket.keys().next().map(|(level, _)| level)?;
+        let mut buckets = self.take_level(level, 1);
+        let (bucket, source) = buckets.pop()?;
+        self.reading = (level, bucket);
+        Some(source.map(|source| (level, source)))
     }
+
+    /// The entries of up to `most` buckets of `level`, lowest first, each to be read in
+    /// turn, taken off the queue (the buckets of one level do not reach one another, so
+    /// they may be read at once).
+    pub(super) fn take_level(&mut self, level: usize, most: usize) -> Vec<(usize, io::Result<Source>)> {
+        let mut waiting = self.waiting();
+        let keys: Vec<(usize, usize)> =
+            waiting.by_bucket.range((level, 0)..(level + 1, 0)).map(|(&key, _)| key).take(most).collect();
+        let mut out = vec![];
+        for (level, bucket) in keys {
+            let Some(mut entries) = waiting.by_bucket.remove(&(level, bucket)) else { continue };
+            waiting.buffered -= entries.buffer.capacity().min(waiting.buffered);
+            let source = if entries.on_disk {
+                entries.flush(&self.dir, level, bucket).and_then(|()| {
+                    let path = file_name(&self.dir, level, bucket);
+                    let file = Checked::open(&path, entries.written)?;
+                    Ok(Source::File(BufReader::with_capacity(FILE_BUFFER, file), path, entries.written))
+                })
+            } else {
+                Ok(Source::Memory(io::Cursor::new(entries.buffer)))
+            };
+            // Counted off the disk once read to its end (`done_with`).
+            out.push((bucket, source));
+        }
+        self.shared.buffered.store(waiting.buffered, Ordering::Relaxed);
+        out.reverse();
+        out
+    }
+
+    /// Buckets taken off the queue (`take_level`) and not searched to their end, back in
+    /// it, whole, to be read again: their files are whole still (and still counted).
+    pub(super) fn put_back(&mut self, buckets: Vec<((usize, usize), Source)>) {
+        let mut waiting = self.waiting();
+        for (key, source) in buckets {
+            let entries = match source {
+                Source::Memory(bytes) => Entries { buffer: bytes.into_inner(), ..Entries::default() },
+                Source::File(_, _, written) => Entries { buffer: vec![], written, on_disk: true },
+            };
+            waiting.buffered += entries.buffer.capacity();
+            waiting.by_bucket.insert(key, entries);
+        }
+        self.shared.buffered.store(waiting.buffered, Ordering::Relaxed);
+    }
+
+    /// A bucket's entries, read to their end: their bytes off the disk count, and their
+    /// file removed.
+    pub(super) fn done_with(&mut self, source: Source) {
+        match source {
+            Source::Memory(bytes) => self.release_disk(bytes.get_ref().len() as u64),
+            Source::File(_, path, written) => {
+                self.release_disk(written.len);
+                let _ = fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// Hands `buffer`, entries of level and bucket `key`, in to those waiting; a buffer that
+/// fills goes to its file, and so do all of them when they hold more than `max_buffered`.
+fn hand_in_one(
+    waiting: &mut Waiting,
+    dir: &Path,
+    key: (usize, usize),
+    buffer: &[u8],
+    max_buffered: usize,
+) -> io::Result<()> {
+    if buffer.is_empty() {
+        return Ok(());
+    }
+    let entries = waiting.by_bucket.entry(key).or_default();
+    let before = entries.buffer.capacity();
+    entries.buffer.extend_from_slice(buffer);
+    let grown = entries.buffer.capacity() - before;
+    let to_file = entries.buffer.len() > FILE_BUFFER;
+    if to_file {
+        let freed = entries.buffer.capacity();
+        entries.flush(dir, key.0, key.1)?;
+        entries.buffer = vec![];
+        waiting.buffered = (waiting.buffered + grown).saturating_sub(freed);
+    } else {
+        waiting.buffered += grown;
+    }
+    if waiting.buffered > max_buffered {
+        // Every buffer to its file, and its memory back: the next entries of a level
+        // and bucket start a small buffer again.
+        flush_every_buffer(waiting, dir)?;
+    }
+    Ok(())
+}
+
+fn flush_every_buffer(waiting: &mut Waiting, dir: &Path) -> io::Result<()> {
+    for (&(level, bucket), entries) in &mut waiting.by_bucket {
+        if !entries.buffer.is_empty() {
+            entries.flush(dir, level, bucket)?;
+        }
+        entries.buffer = vec![];
+    }
+    waiting.buffered = 0;
+    Ok(())
 }
 
 /// The bytes an unprivileged process may still write on `dir`'s filesystem; None if
@@ -287,13 +466,13 @@ fn free_bytes(_dir: &Path) -> Option<u64> {
 /// The entries waiting for one level and bucket: those written lately in a buffer,
 /// the others (if the buffer ever filled) in a file, which holds `written`.
 #[derive(Default)]
-struct Waiting {
+struct Entries {
     buffer: Vec<u8>,
     written: Written,
     on_disk: bool,
 }
 
-impl Waiting {
+impl Entries {
     /// Appends the buffer to the file, which is opened for that alone (a proof has
     /// thousands of files waiting, more than a process may commonly hold open), and
     /// only if it holds what was written to it.
@@ -396,33 +575,34 @@ pub(super) fn make_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Keeps a stopped proof to go on from: every entry waiting in memory to its file, the
-/// bucket being read among them (a file of it is whole still; it is removed only once
-/// read to its end), then the checkpoint naming them all, then the directory under
-/// the job's name.
+/// buckets being read among them (each with its level and bucket: a file of one is
+/// whole still, removed only once read to its end), then the checkpoint naming them all,
+/// then the directory under the job's name. Every other queue of the proof has handed
+/// its buffers in.
 pub(super) fn keep_to_go_on(
     gate: &mut EntryQueue,
-    reading: Option<Source>,
+    reading: Vec<((usize, usize), Source)>,
     kept: &Path,
     job: &str,
     done: RunsSoFar,
 ) -> io::Result<()> {
     gate.flush_all()?;
     let mut files = BTreeMap::new();
-    let (level, bucket) = gate.reading;
-    match reading {
-        Some(Source::Memory(entries)) => {
-            let mut waiting = Waiting { buffer: entries.into_inner(), ..Waiting::default() };
-            waiting.flush(&gate.dir, level, bucket)?;
-            files.insert(entry_file_name(level, bucket), waiting.written);
+    for ((level, bucket), source) in reading {
+        match source {
+            Source::Memory(entries) => {
+                let mut waiting = Entries { buffer: entries.into_inner(), ..Entries::default() };
+                waiting.flush(&gate.dir, level, bucket)?;
+                files.insert(entry_file_name(level, bucket), waiting.written);
+            }
+            Source::File(_, _, written) => {
+                files.insert(entry_file_name(level, bucket), written);
+            }
         }
-        Some(Source::File(_, _, written)) => {
-            files.insert(entry_file_name(level, bucket), written);
-        }
-        None => {}
     }
-    for (&(level, bucket), waiting) in &gate.waiting {
-        if waiting.on_disk {
-            files.insert(entry_file_name(level, bucket), waiting.written);
+    for (&(level, bucket), entries) in &gate.waiting().by_bucket {
+        if entries.on_disk {
+            files.insert(entry_file_name(level, bucket), entries.written);
         }
     }
     Checkpoint { earlier: done, files }.write(&gate.dir, job)?;
@@ -436,6 +616,8 @@ pub(super) enum Next {
     Entry,
     /// A new bucket's file is open: its entries come next.
     Bucket,
+    /// The bucket being read is read to its end, and done with.
+    BucketDone,
     End,
     /// A file could not be read, or did not hold what was written to it; the gate's
     /// `trouble` says how.
@@ -460,9 +642,10 @@ pub(super) fn advance(
                 return Next::Entry;
             }
             Ok(false) => {
-                if let Some(Source::File(_, path, _)) = reading.take() {
-                    let _ = fs::remove_file(path);
+                if let Some(source) = reading.take() {
+                    gate.done_with(source);
                 }
+                return Next::BucketDone;
             }
             Err(e) => {
                 gate.break_down(format!("{}: {e}", source.name()));
