@@ -235,7 +235,7 @@ class Budgets:
     # process may hold anything besides). See engine_memory.
     whole_process: bool = False
     # Threads of a layered proof. A sweep's jobs keep 1 each: its workers take the cores.
-    threads: int | None = 1
+    threads: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threads", check_threads(self.threads))

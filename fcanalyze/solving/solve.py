@@ -14,7 +14,7 @@ from ..game.deals import check_deal_number, microsoft_deal
 from ..game.variant import Build, EmptyColumn, Variant
 from ..referee.replay import replay
 from ..status import SOLVED, UNSOLVABLE
-from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, engine_memory, parse_memory
+from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, check_threads, engine_memory, parse_memory
 
 
 class EngineError(RuntimeError):
@@ -182,7 +182,7 @@ def solve(
         layered,
         shortest=shortest,
         whole_process=whole_process,
-        threads=threads,
+        threads=check_threads(threads),
     )
     return solve_within(deal_or_board, rules, budgets)
 
