@@ -69,9 +69,10 @@ impl Shared {
     }
 
     /// Records why the proof stops, unless a reason came first, and tells every thread.
+    /// The proof is kept only if no thread's reason forbids it (a win met, a file failed).
     fn note_stop(&self, status: Status, keep: bool) {
         let mut first = self.first_stop.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        first.get_or_insert((status, keep));
+        first.get_or_insert((status, keep)).1 &= keep;
         self.stop.store(true, Ordering::Relaxed);
     }
 }
@@ -110,11 +111,13 @@ pub(super) fn search_level(
             .iter_mut()
             .map(|search| {
                 let budget = share(search);
-                let shared = &shared;
+                let (shared, caller) = (&shared, std::thread::current());
                 scope.spawn(move || {
                     let mut stopped = || shared.stopping();
                     let mut meter = Meter::new(budget, start, &mut stopped);
-                    work(level, template, search, shared, rules, &mut meter)
+                    let done = work(level, template, search, shared, rules, &mut meter);
+                    caller.unpark();
+                    done
                 })
             })
             .collect();
@@ -131,6 +134,14 @@ pub(super) fn search_level(
         };
         let mut own = Meter::new(first_budget, start, &mut heard);
         let mut works = vec![work(level, template, first, &shared, rules, &mut own)];
+        // Out of buckets, this thread still listens for Ctrl-C while the others finish theirs.
+        while !handles.iter().all(|h| h.is_finished()) {
+            if let Some(limit) = own.check() {
+                shared.note_stop(Status::Unknown(limit), true);
+            }
+            // Woken as soon as a thread finishes; the time-out is for Ctrl-C.
+            std::thread::park_timeout(std::time::Duration::from_millis(20));
+        }
         works.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
         works
     });
