@@ -35,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from fcanalyze.cluster import cores
 from fcanalyze.tables.published import IMPOSSIBLE_EXTENDED_4_CELLS
 
 # The memory of the machine the earlier proofs (2016) ran on.
@@ -100,7 +101,7 @@ def main() -> None:
         help="comma-separated deals (default the nine)",
     )
     p.add_argument("--max-memory", default="8G", help="each proof's memory budget (default 8G)")
-    p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)), help="default every core")
+    p.add_argument("--threads", type=int, default=cores(), help="default every core")
     p.add_argument("--compare-threads", action="store_true", help="also run each on 1 thread, print the speed-up")
     p.add_argument("--max-seconds", type=float, default=None, help="each proof's time budget (default none)")
     p.add_argument("--spill-dir", type=Path, default=None, help="where the proofs' files go (default a temp dir)")

@@ -9,6 +9,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cluster import cores
 from ..errors import FcanalyzeError
 from ..inputs import quote, short_path
 
@@ -93,20 +94,11 @@ def check_nodes(value: int | None) -> int | None:
 MAX_THREADS = 1024
 
 
-def all_cores() -> int:
-    """The cores this process may run on (its CPU affinity, which a container or
-    `taskset` may narrow), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def check_threads(value: int | None) -> int:
-    """Threads for one layered proof: None means all cores (all_cores), or a whole
+    """Threads for one layered proof: None means all cores (cluster.cores), or a whole
     number 1..MAX_THREADS."""
     if value is None:
-        return all_cores()
+        return cores()
     if isinstance(value, bool) or not isinstance(value, int):
         raise FcanalyzeError(f"threads must be a whole number, got {quote(value)}")
     if not 1 <= value <= MAX_THREADS:

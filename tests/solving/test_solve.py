@@ -15,10 +15,11 @@ from conftest import DATA, budget_leaving, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
+from fcanalyze.cluster import cores
 from fcanalyze.dataset.store import read_frame
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.referee.replay import replay
-from fcanalyze.solving.budgets import Budgets, all_cores, kept_proofs, parse_memory
+from fcanalyze.solving.budgets import Budgets, kept_proofs, parse_memory
 from fcanalyze.solving.solve import EngineError, solve_within
 
 
@@ -339,7 +340,7 @@ def test_a_layered_proof_on_two_threads_stores_what_it_stores_on_one(tmp_path, r
         two = solve(11982, spill_dir=tmp_path, layered=True, max_memory=memory, threads=2)
         assert one.status == two.status == "unsolvable"
         assert two.states == one.states and two.peak_memory <= parse_memory(memory)
-    assert Budgets(spill_dir=str(tmp_path), threads=None).threads == all_cores()
+    assert Budgets(spill_dir=str(tmp_path), threads=None).threads == cores()
     out = tmp_path / "rows"
     swept = run_cli(
         "sweep",

@@ -210,9 +210,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             };
             if deferred_level != Some(level) {
                 // The classes searched so far are done with.
-                stored += search.seen.len();
-                meter.note_memory(search.peak_bytes());
-                search.forget();
+                stored += done_with_classes(&mut search, meter);
                 let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
                 let mut buckets = vec![];
                 let mut failed = None;
@@ -257,9 +255,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             Next::Entry => {}
             Next::Bucket => {
                 // The classes searched so far are done with.
-                stored += search.seen.len();
-                meter.note_memory(search.peak_bytes());
-                search.forget();
+                stored += done_with_classes(&mut search, meter);
                 // A bucket that outgrew memory when the proof was kept goes breadth first.
                 if !(outgrown || breadth_first_always() && frontier::applies(rules)) {
                     continue;
@@ -344,6 +340,15 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         };
     let stored = stored + search.seen.len() + partial;
     Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note }
+}
+
+/// Forgets the classes `search` holds, all searched to their end, noting its memory;
+/// returns how many positions they stored.
+pub(super) fn done_with_classes(search: &mut DepthFirstSearch, meter: &mut Meter) -> usize {
+    let stored = search.seen.len();
+    meter.note_memory(search.peak_bytes());
+    search.forget();
+    stored
 }
 
 /// The queue of a gated search.

@@ -18,7 +18,7 @@ use crate::position::Position;
 use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
-use super::layered::{depth_first_from, FromEntry};
+use super::layered::{depth_first_from, done_with_classes, FromEntry};
 use super::meter::Meter;
 use super::spill::Source;
 use super::{Budget, Limit, Status};
@@ -193,9 +193,7 @@ fn work(
         gate.reading = key;
         match search_bucket(search, &mut source, &mut entry, &mut record, rules, meter) {
             BucketEnd::Done => {
-                done.stored += search.seen.len();
-                meter.note_memory(search.peak_bytes());
-                search.forget();
+                done.stored += done_with_classes(search, meter);
                 search.gate.as_mut().unwrap_or_else(|| unreachable!("gated")).done_with(source);
             }
             BucketEnd::Outgrown => {
