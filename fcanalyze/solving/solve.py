@@ -187,6 +187,20 @@ def solve(
     return solve_within(deal_or_board, rules, budgets)
 
 
+def _refereed(board: Board, rules: Variant, line: list[str], deal: int | None, what: str):
+    """The referee's replay of the engine's `line` and the seconds it took; EngineError
+    if it does not win (a bug, never a result)."""
+    begin = time.perf_counter()
+    verdict = replay(board, rules, line)
+    seconds = time.perf_counter() - begin
+    if not verdict.won:
+        where = f"deal {deal}" if deal is not None else "board"
+        raise EngineError(
+            f"engine bug: its {what} of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
+        )
+    return verdict, seconds
+
+
 def drop_kept_proof(deal_or_board: int | Board, rules: Variant, spill_dir: str) -> bool:
     """Removes the layered proof of a job kept in `spill_dir`, if there is one, and says
     whether there was: for a job settled without it (a sweep's job with fewer cells
@@ -233,14 +247,7 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
     solution = raw["solution"].split()
     shortest = raw["shortest"]
     if raw["status"] == SOLVED:
-        begin = time.perf_counter()
-        verdict = replay(board, rules, solution)
-        verify_seconds = time.perf_counter() - begin
-        if not verdict.won:
-            where = f"deal {deal}" if deal is not None else "board"
-            raise EngineError(
-                f"engine bug: its solution of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
-            )
+        verdict, verify_seconds = _refereed(board, rules, solution, deal, "solution")
         moves, card_moves, score = verdict.moves, verdict.card_moves, verdict.score
         non_foundation_moves = verdict.non_foundation_moves
     return SolveResult(
@@ -308,14 +315,7 @@ def shortest_line(
         _engine.Budgets(max_nodes=budgets.max_nodes, max_seconds=budgets.max_seconds, max_memory=budgets.max_memory),
     )
     line = found["line"].split()
-    begin = time.perf_counter()
-    verdict = replay(board, rules, line)
-    verify_seconds = time.perf_counter() - begin
-    if not verdict.won:
-        where = f"deal {deal}" if deal is not None else "board"
-        raise EngineError(
-            f"engine bug: its shortest line of {where} ({rules.describe()}) fails the referee: {verdict.summary()}"
-        )
+    verdict, verify_seconds = _refereed(board, rules, line, deal, "shortest line")
     return SolveResult(
         status=SOLVED,
         limit=None,
