@@ -31,9 +31,9 @@ _WHOLE = re.compile(r"[0-9]{1,30}", re.ASCII)
 
 
 def whole_number(text: str) -> int | None:
-    """`text` (surrounding space and `_` separators allowed) as a non-negative int, or
-    None. Only ASCII digits: int() also takes '٣', and str.isdigit() even '²'."""
-    cleaned = text.strip().replace("_", "")
+    """`text` (surrounding space allowed) as a non-negative int, or None. Only ASCII
+    digits: int() also takes '٣' and '1_000', and str.isdigit() even '²'."""
+    cleaned = text.strip()
     return int(cleaned) if _WHOLE.fullmatch(cleaned) else None
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import DealNumberError, FcanalyzeError
+import re
+import warnings
+
+from ..errors import DealNumberError, FcanalyzeError, FcanalyzeWarning
 from ..inputs import quote, read_text, whole_number
 from .board import Board
 from .cards import DECK_SIZE
@@ -73,9 +76,16 @@ def microsoft_deal(number: int, variant: Variant = FREECELL) -> Board:
     return Board([cards[i:in_columns:n] for i in range(n)], cells)
 
 
+# One number written with thousands separators: `11,982`, `8,589,934,591`.
+_GROUPED = re.compile(r"-?[0-9]{1,3}(,[0-9]{3})+", re.ASCII)
+
+
 def parse_deal_number(text: str) -> int:
-    """A deal number from user text such as `617`, `11,982` or `8_589_934_591`."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    """A deal number from user text such as `617`, `11982` or `11,982` (thousands
+    separators where they belong, as fcanalyze's own messages once printed them)."""
+    cleaned = text.strip()
+    if _GROUPED.fullmatch(cleaned):
+        cleaned = cleaned.replace(",", "")
     number = whole_number(cleaned.removeprefix("-"))
     if number is None:
         raise DealNumberError(f"a deal number must be a whole number, got {quote(text)}")
@@ -108,6 +118,15 @@ def parse_deal_spans(text: str) -> list[tuple[int, int]]:
                 parts.extend((f"{path}:{number}", p) for p in line.split(","))
     else:
         parts = [("", p) for p in text.split(",")]
+        if _GROUPED.fullmatch(text):
+            # `18,032` is a list of two deals here, but it reads like one number with a
+            # thousands separator (as a table might print it): say how it was read.
+            numbers = " and ".join(str(int(p)) for p in text.split(","))
+            warnings.warn(
+                f"read {text!r} as a list of deals, {numbers}; for deal {text.replace(',', '')} write it without commas",
+                FcanalyzeWarning,
+                stacklevel=2,
+            )
     spans: list[tuple[int, int]] = []
     for where, part in parts:
         prefix = f"{where}: " if where else ""
