@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import warnings
 
@@ -49,6 +50,23 @@ class FcanalyzeGroup(click.Group):
             click.echo("Aborted.", err=True)
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader of our output went away (`fcanalyze solve 1 | head -1`): end as a
+            # process killed by SIGPIPE ends, never with a verdict's status (1 would read
+            # as "unsolvable"). Output goes nowhere from here, so that exiting, which
+            # flushes it, cannot fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(CLOSED_PIPE)
+
+
+# The exit status of output cut off by a closed pipe: what a shell reports for a
+# process killed by SIGPIPE (128 + 13), as `yes | head -1` gives.
+CLOSED_PIPE = 141
 
 
 def show_warning(others, message, category, filename, lineno, file=None, line=None) -> None:
