@@ -140,8 +140,8 @@ def budget_options(f):
         type=MEMORY,
         default=None,
         help="Most memory this process may hold, as the OS counts it (peak resident), like 2G or 512M; "
-        "the search gets what Python and fcanalyze leave of it. Default: 8G, which lets two workers share a "
-        "24 GiB machine.",
+        "the search gets what Python and fcanalyze leave of it. Default: 8G a job, or less in a sweep, so "
+        "that all its workers fit in 80% of this machine's memory.",
     )(f)
     f = click.option(
         "--max-seconds",

@@ -35,20 +35,31 @@ def _emit_board(board: Board, fmt: str, extra: dict, ten: str) -> None:
         click.echo(board.to_text(ten), nl=False)
 
 
+def board_format_options(f):
+    """--format and --tens, shared by `deal` and `board`, which print a board."""
+    f = click.option(
+        "--tens",
+        type=click.Choice(["T", "10"]),
+        default="T",
+        show_default=True,
+        help="How a ten is written in board text: T (TD, as Freecell Solver writes it) or 10 (10D).",
+    )(f)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="text: board text, a line per column, as make-microsoft-freecell-board -t prints it "
+        "(what 'board', 'solve --board' and 'verify --board' read); json: the same layout as one "
+        "JSON object (columns, cells, foundations, and the deal, variant and cell count).",
+    )(f)
+
+
 @click.command(cls=DealNumberCommand, context_settings=CONTEXT)
 @click.argument("number", metavar="N")
 @variant_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Board text (as make-microsoft-freecell-board -t prints it) or a JSON layout.",
-)
-@click.option(
-    "--tens", type=click.Choice(["T", "10"]), default="T", show_default=True, help="How to write tens in board text."
-)
+@board_format_options
 def deal(number, variant, cells, fmt, tens):
     """Print Microsoft deal N (1..8,589,934,591).
 
@@ -65,8 +76,7 @@ def deal(number, variant, cells, fmt, tens):
 @click.command()
 @click.argument("board_file", metavar="FILE")
 @variant_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--tens", type=click.Choice(["T", "10"]), default="T", show_default=True)
+@board_format_options
 def board(board_file, variant, cells, fmt, tens):
     """Check a board file and print it in normal form ('-' reads standard input).
 
