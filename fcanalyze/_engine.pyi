@@ -5,6 +5,7 @@ from typing import Literal, TypedDict, final
 __all__ = [
     "DEFAULT_MAX_MEMORY",
     "Budgets",
+    "Spill",
     "Variant",
     "__version__",
     "drop_kept_proof",
@@ -75,14 +76,27 @@ def drop_kept_proof(
     (nothing else there), and says whether there was: for a job settled without it."""
 
 @final
+class Spill:
+    """Where a proof that outgrows max_memory goes on as a layered proof: its files in
+    `dir`, at most max_disk bytes of them, stopping (limit "disk") when the free space on
+    dir's filesystem falls below keep_free bytes; the buckets of a level searched on
+    `threads` threads at once, the budgets shared among them; with layered, the layered
+    proof starts at once. ValueError for a zero max_disk or threads outside 1..1,024."""
+
+    def __new__(
+        cls,
+        dir: str,
+        *,
+        max_disk: int | None = None,
+        keep_free: int | None = None,
+        threads: int = 1,
+        layered: bool = False,
+    ) -> Spill: ...
+
+@final
 class Budgets:
     """What a job may spend, and where a proof may spill (fcanalyze.solving.solve builds one
-    from a fcanalyze.Budgets). With spill_dir, a proof that outgrows max_memory goes on
-    as a layered proof with its files there, at most max_disk bytes of them, and stops
-    (limit "disk") when the free space on spill_dir's filesystem falls below keep_free
-    bytes; with layered too, the layered proof starts at once. A layered proof searches
-    the buckets of a level on `threads` threads at once, the budgets shared among them.
-    ValueError for a zero or NaN budget, zero threads, or layered without spill_dir."""
+    from a fcanalyze.solving.budgets.Budgets). ValueError for a zero or NaN budget."""
 
     def __new__(
         cls,
@@ -90,11 +104,7 @@ class Budgets:
         max_nodes: int | None = None,
         max_seconds: float | None = None,
         max_memory: int | None = None,
-        spill_dir: str | None = None,
-        max_disk: int | None = None,
-        keep_free: int | None = None,
-        layered: bool = False,
-        threads: int = 1,
+        spill: Spill | None = None,
     ) -> Budgets: ...
 
 def solve(

@@ -57,13 +57,55 @@ impl PyVariant {
     }
 }
 
-/// What a job may spend and where a proof may spill, handed over once per job as one
-/// typed object: fcanalyze.solving.solve builds it from a fcanalyze.solving.budgets.Budgets (the same concept,
-/// the same name on both sides).
 /// More threads than any machine has cores: the Python side refuses the same
 /// (fcanalyze.solving.budgets.MAX_THREADS).
 const MAX_THREADS: usize = 1024;
 
+/// Where and how a proof too big for memory goes on as a layered proof, handed over with
+/// the budgets: fcanalyze.solving.solve builds it from a fcanalyze.solving.budgets.Budgets.
+#[pyclass(frozen, name = "Spill", module = "fcanalyze._engine")]
+struct PySpill {
+    spill: Spill,
+    layered: bool,
+}
+
+#[pymethods]
+impl PySpill {
+    #[new]
+    #[pyo3(signature = (dir, *, max_disk=None, keep_free=None, threads=1, layered=false))]
+    fn new(
+        dir: std::path::PathBuf,
+        max_disk: Option<u64>,
+        keep_free: Option<u64>,
+        threads: usize,
+        layered: bool,
+    ) -> PyResult<Self> {
+        if max_disk == Some(0) {
+            return Err(PyValueError::new_err("max_disk must be a positive number of bytes"));
+        }
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(PyValueError::new_err(format!("threads must be 1..{MAX_THREADS}")));
+        }
+        let spill = Spill { dir, threads, max_bytes: max_disk.unwrap_or(u64::MAX), keep_free: keep_free.unwrap_or(0) };
+        Ok(PySpill { spill, layered })
+    }
+
+    fn __repr__(&self) -> String {
+        let s = &self.spill;
+        format!(
+            "Spill({:?}, max_disk={}, keep_free={}, threads={}, layered={})",
+            s.dir.display().to_string(),
+            s.max_bytes,
+            s.keep_free,
+            s.threads,
+            if self.layered { "True" } else { "False" }
+        )
+    }
+}
+
+/// What a job may spend, and where a proof may spill (a `Spill`), handed over once per
+/// job as one typed object: fcanalyze.solving.solve builds it from a
+/// fcanalyze.solving.budgets.Budgets (the same concept, the same name on both sides).
 #[pyclass(frozen, name = "Budgets", module = "fcanalyze._engine")]
 struct PyBudgets {
     budget: Budget,
@@ -74,32 +116,17 @@ struct PyBudgets {
 #[pymethods]
 impl PyBudgets {
     #[new]
-    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill_dir=None, max_disk=None, keep_free=None, layered=false, threads=1))]
-    #[allow(clippy::too_many_arguments)] // keyword-only, each with its default, as Python passes them
+    #[pyo3(signature = (*, max_nodes=None, max_seconds=None, max_memory=None, spill=None))]
     fn new(
         max_nodes: Option<u64>,
         max_seconds: Option<f64>,
         max_memory: Option<usize>,
-        spill_dir: Option<std::path::PathBuf>,
-        max_disk: Option<u64>,
-        keep_free: Option<u64>,
-        layered: bool,
-        threads: usize,
+        spill: Option<PyRef<'_, PySpill>>,
     ) -> PyResult<Self> {
         // Python checks budgets first; this keeps a caller of the raw binding from a NaN
         // that means "no limit" or a zero that means "give up at once".
-        if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0)
-            || max_nodes == Some(0)
-            || max_memory == Some(0)
-            || max_disk == Some(0)
-        {
+        if max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) || max_nodes == Some(0) || max_memory == Some(0) {
             return Err(PyValueError::new_err("budgets must be positive numbers (max_seconds not NaN)"));
-        }
-        if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(PyValueError::new_err(format!("threads must be 1..{MAX_THREADS}")));
-        }
-        if layered && spill_dir.is_none() {
-            return Err(PyValueError::new_err("a layered proof needs spill_dir, where it keeps its files"));
         }
         let defaults = Budget::default();
         let budget = Budget {
@@ -107,13 +134,8 @@ impl PyBudgets {
             max_seconds: max_seconds.unwrap_or(defaults.max_seconds),
             max_memory: max_memory.unwrap_or(defaults.max_memory),
         };
-        let spill = spill_dir.map(|dir| Spill {
-            dir,
-            threads,
-            max_bytes: max_disk.unwrap_or(u64::MAX),
-            keep_free: keep_free.unwrap_or(0),
-        });
-        Ok(PyBudgets { budget, spill, layered })
+        let layered = spill.as_ref().is_some_and(|s| s.layered);
+        Ok(PyBudgets { budget, spill: spill.map(|s| s.spill.clone()), layered })
     }
 
     fn __repr__(&self) -> String {
@@ -396,6 +418,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", crate::VERSION)?;
     m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
     m.add_class::<PyVariant>()?;
+    m.add_class::<PySpill>()?;
     m.add_class::<PyBudgets>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_moves, m)?)?;

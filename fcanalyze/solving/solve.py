@@ -218,17 +218,22 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
     else:
         deal = check_deal_number(deal_or_board)
         board = microsoft_deal(deal, rules)
+    spill = None
+    if budgets.spill_dir is not None:
+        spill = _engine.Spill(
+            budgets.spill_dir,
+            max_disk=budgets.max_disk,
+            keep_free=budgets.keep_free,
+            threads=budgets.threads,
+            layered=budgets.layered,
+        )
     engine_budgets = _engine.Budgets(
         max_nodes=budgets.max_nodes,
         max_seconds=budgets.max_seconds,
         max_memory=engine_memory(budgets.max_memory or DEFAULT_MAX_MEMORY)
         if budgets.whole_process
         else budgets.max_memory,
-        spill_dir=budgets.spill_dir,
-        max_disk=budgets.max_disk,
-        keep_free=budgets.keep_free,
-        layered=budgets.layered,
-        threads=budgets.threads,
+        spill=spill,
     )
     try:
         raw = _engine.solve(

@@ -149,8 +149,8 @@ def test_the_engine_binding_refuses_a_nan_budget_itself():
 
     with pytest.raises(ValueError, match="budgets must be positive"):
         _engine.Budgets(max_seconds=float("nan"))
-    with pytest.raises(ValueError, match="a layered proof needs spill_dir"):
-        _engine.Budgets(layered=True)
+    with pytest.raises(ValueError, match="max_disk must be a positive"):
+        _engine.Spill("/tmp", max_disk=0)
     for threads in (0, 1025):
         with pytest.raises(ValueError, match=r"threads must be 1\.\.1024"):
-            _engine.Budgets(threads=threads)
+            _engine.Spill("/tmp", threads=threads)

@@ -36,6 +36,7 @@ use std::path::Path;
 use crate::position::Position;
 use crate::variant::Variant;
 
+use super::bucket::{depth_first_from, done_with_classes, FromEntry, CHECK_ENTRIES};
 use super::depth_first::DepthFirstSearch;
 use super::frontier::{self, frontier, Stopped};
 use super::level_threads::{search_level, Bucket, LevelEnd};
@@ -45,10 +46,6 @@ use super::spill::{
     Spill,
 };
 use super::{Limit, Pass, Status};
-
-/// The budgets and interrupts are looked at after this many entries read: entries the
-/// store holds already cost no node, and a bucket may hold millions of them.
-const CHECK_ENTRIES: u64 = 256;
 
 #[cfg(test)]
 thread_local! {
@@ -342,56 +339,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note }
 }
 
-/// Forgets the classes `search` holds, all searched to their end, noting its memory;
-/// returns how many positions they stored.
-pub(super) fn done_with_classes(search: &mut DepthFirstSearch, meter: &mut Meter) -> usize {
-    let stored = search.seen.len();
-    meter.note_memory(search.peak_bytes());
-    search.forget();
-    stored
-}
-
 /// The queue of a gated search.
 fn gate_of(search: &mut DepthFirstSearch) -> &mut EntryQueue {
     search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"))
-}
-
-/// How the depth-first search of a bucket from one of its entries ended.
-pub(super) enum FromEntry {
-    /// Every position it reaches is searched: on to the next entry.
-    Done,
-    /// The bucket outgrew memory: to be searched breadth first, or again with more.
-    Outgrown,
-    /// The proof ends: how, and whether it may be kept to go on from.
-    Ended(Status, bool),
-}
-
-pub(super) fn depth_first_from(
-    search: &mut DepthFirstSearch,
-    start: &Position,
-    rules: &Variant,
-    meter: &mut Meter,
-) -> FromEntry {
-    // An entry met before in this bucket starts nothing (the store has it).
-    if search.start_from(start, rules).is_err() {
-        return FromEntry::Outgrown;
-    }
-    // The class's search from this entry: on to the end, or a verdict.
-    let pass = loop {
-        if let Some(pass) = search.step(rules, meter) {
-            break pass;
-        }
-    };
-    if let Some(gate @ EntryQueue { failed: Some(limit), .. }) = search.gate.as_ref() {
-        return FromEntry::Ended(Status::Unknown(*limit), !gate.broken);
-    }
-    match pass {
-        Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
-        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
-        Pass::Settled(Status::Unknown(Limit::Memory), ..) => FromEntry::Outgrown,
-        Pass::Settled(status, ..) => FromEntry::Ended(status, true),
-        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
-    }
 }
 
 /// Searches the bucket being read, which outgrew memory, breadth first from all its

@@ -18,14 +18,10 @@ use crate::position::Position;
 use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
-use super::layered::{depth_first_from, done_with_classes, FromEntry};
+use super::bucket::{done_with_classes, search_bucket, BucketEnd};
 use super::meter::Meter;
 use super::spill::Source;
 use super::{Budget, Limit, Status};
-
-/// The budgets and interrupts are looked at after this many entries read (as `layered`
-/// does).
-const CHECK_ENTRIES: u64 = 256;
 
 /// Buckets left to the driver for want of memory, counted for the tests.
 #[cfg(test)]
@@ -49,6 +45,7 @@ pub(super) enum LevelEnd {
 struct Work {
     stored: usize,
     nodes: u64,
+    max_depth: u32,
     peak_memory: usize,
     deferred: Vec<Bucket>,
     unread: Vec<Bucket>,
@@ -152,6 +149,7 @@ pub(super) fn search_level(
     for w in works {
         stored += w.stored;
         meter.nodes += w.nodes;
+        meter.max_depth = meter.max_depth.max(w.max_depth);
         peak += w.peak_memory;
         deferred.extend(w.deferred);
         unread.extend(w.unread);
@@ -227,55 +225,8 @@ fn work(
         shared.note_stop(Status::Unknown(Limit::Disk), false);
     }
     done.nodes = meter.nodes;
+    done.max_depth = meter.max_depth;
     done.peak_memory = meter.peak_memory;
     done
 }
 
-/// How the search of one bucket ended.
-enum BucketEnd {
-    Done,
-    Outgrown,
-    Stopped(Status, bool),
-}
-
-/// Searches one bucket, depth first from each of its entries.
-fn search_bucket(
-    search: &mut DepthFirstSearch,
-    source: &mut Source,
-    entry: &mut Position,
-    record: &mut Vec<u8>,
-    rules: &Variant,
-    meter: &mut Meter,
-) -> BucketEnd {
-    let mut read = 0u64;
-    loop {
-        let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
-        match source.next_entry(record) {
-            Ok(true) => {}
-            Ok(false) => return BucketEnd::Done,
-            Err(e) => {
-                gate.break_down(format!("{}: {e}", source.name()));
-                return BucketEnd::Stopped(Status::Unknown(Limit::Disk), false);
-            }
-        }
-        if gate.codec.decode(record, rules, entry).is_err() {
-            gate.break_down(format!("an entry in {} is damaged", source.name()));
-            return BucketEnd::Stopped(Status::Unknown(Limit::Disk), false);
-        }
-        read += 1;
-        if read.is_multiple_of(CHECK_ENTRIES) {
-            if let Some(limit) = meter.check() {
-                return BucketEnd::Stopped(Status::Unknown(limit), true);
-            }
-        }
-        if entry.is_won() {
-            // No path to it is kept: the job stays unknown, for want of memory.
-            return BucketEnd::Stopped(Status::Unknown(Limit::Memory), false);
-        }
-        match depth_first_from(search, entry, rules, meter) {
-            FromEntry::Done => {}
-            FromEntry::Outgrown => return BucketEnd::Outgrown,
-            FromEntry::Ended(status, keep) => return BucketEnd::Stopped(status, keep),
-        }
-    }
-}

@@ -34,11 +34,15 @@
 //! - `frontier`: a bucket too big for memory searched breadth first (uses meter, play,
 //!   spill);
 //! - `settle`: the last pass, which runs best-first and depth-first side by side;
-//! - `layered`: the layered proof's driver (uses depth_first, frontier, spill);
+//! - `bucket`: one bucket of a layered proof, searched depth first from its entries
+//!   (uses depth_first, spill);
+//! - `level_threads`: the buckets of one level on several threads (uses bucket);
+//! - `layered`: the layered proof's driver (uses bucket, level_threads, frontier, spill);
 //! - `shortest`: the shortest line (uses meter);
 //! - this file: the order of the passes, and the results.
 
 mod best_first;
+mod bucket;
 mod depth_first;
 mod frontier;
 mod layered;
@@ -588,10 +592,12 @@ mod tests {
             "depth_first",
             "frontier",
             "settle",
+            "bucket",
+            "level_threads",
             "layered",
             "shortest",
         ];
-        let files: [(&str, &str, &str); 18] = [
+        let files: [(&str, &str, &str); 20] = [
             ("meter", include_str!("meter.rs"), "super::"),
             ("play", include_str!("play.rs"), "super::"),
             ("score", include_str!("score.rs"), "super::"),
@@ -604,6 +610,8 @@ mod tests {
             ("depth_first", include_str!("depth_first.rs"), "super::"),
             ("frontier", include_str!("frontier.rs"), "super::"),
             ("settle", include_str!("settle.rs"), "super::"),
+            ("bucket", include_str!("bucket.rs"), "super::"),
+            ("level_threads", include_str!("level_threads.rs"), "super::"),
             ("layered", include_str!("layered.rs"), "super::"),
             ("shortest", include_str!("shortest/mod.rs"), "super::"),
             ("shortest", include_str!("shortest/beam.rs"), "super::super::"),

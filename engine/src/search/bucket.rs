@@ -1,0 +1,109 @@
+//! One bucket of a layered proof searched depth first from its entries, on whichever thread: what the driver and the level's threads share.
+
+use crate::position::Position;
+use crate::variant::Variant;
+
+use super::depth_first::DepthFirstSearch;
+use super::meter::Meter;
+use super::spill::{EntryQueue, Source};
+use super::{Limit, Pass, Status};
+
+/// The budgets and interrupts are looked at after this many entries read: entries the
+/// store holds already cost no node, and a bucket may hold millions of them.
+pub(super) const CHECK_ENTRIES: u64 = 256;
+
+/// Forgets the classes `search` holds, all searched to their end, noting its memory;
+/// returns how many positions they stored.
+pub(super) fn done_with_classes(search: &mut DepthFirstSearch, meter: &mut Meter) -> usize {
+    let stored = search.seen.len();
+    meter.note_memory(search.peak_bytes());
+    search.forget();
+    stored
+}
+
+/// How the depth-first search of a bucket from one of its entries ended.
+pub(super) enum FromEntry {
+    /// Every position it reaches is searched: on to the next entry.
+    Done,
+    /// The bucket outgrew memory: to be searched breadth first, or again with more.
+    Outgrown,
+    /// The proof ends: how, and whether it may be kept to go on from.
+    Ended(Status, bool),
+}
+
+pub(super) fn depth_first_from(
+    search: &mut DepthFirstSearch,
+    start: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> FromEntry {
+    // An entry met before in this bucket starts nothing (the store has it).
+    if search.start_from(start, rules).is_err() {
+        return FromEntry::Outgrown;
+    }
+    // The class's search from this entry: on to the end, or a verdict.
+    let pass = loop {
+        if let Some(pass) = search.step(rules, meter) {
+            break pass;
+        }
+    };
+    if let Some(gate @ EntryQueue { failed: Some(limit), .. }) = search.gate.as_ref() {
+        return FromEntry::Ended(Status::Unknown(*limit), !gate.broken);
+    }
+    match pass {
+        Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
+        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
+        Pass::Settled(Status::Unknown(Limit::Memory), ..) => FromEntry::Outgrown,
+        Pass::Settled(status, ..) => FromEntry::Ended(status, true),
+        Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
+    }
+}
+
+/// How the search of one bucket ended.
+pub(super) enum BucketEnd {
+    Done,
+    Outgrown,
+    Stopped(Status, bool),
+}
+
+/// Searches one bucket, depth first from each of its entries.
+pub(super) fn search_bucket(
+    search: &mut DepthFirstSearch,
+    source: &mut Source,
+    entry: &mut Position,
+    record: &mut Vec<u8>,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> BucketEnd {
+    let mut read = 0u64;
+    loop {
+        let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+        match source.next_entry(record) {
+            Ok(true) => {}
+            Ok(false) => return BucketEnd::Done,
+            Err(e) => {
+                gate.break_down(format!("{}: {e}", source.name()));
+                return BucketEnd::Stopped(Status::Unknown(Limit::Disk), false);
+            }
+        }
+        if gate.codec.decode(record, rules, entry).is_err() {
+            gate.break_down(format!("an entry in {} is damaged", source.name()));
+            return BucketEnd::Stopped(Status::Unknown(Limit::Disk), false);
+        }
+        read += 1;
+        if read.is_multiple_of(CHECK_ENTRIES) {
+            if let Some(limit) = meter.check() {
+                return BucketEnd::Stopped(Status::Unknown(limit), true);
+            }
+        }
+        if entry.is_won() {
+            // No path to it is kept: the job stays unknown, for want of memory.
+            return BucketEnd::Stopped(Status::Unknown(Limit::Memory), false);
+        }
+        match depth_first_from(search, entry, rules, meter) {
+            FromEntry::Done => {}
+            FromEntry::Outgrown => return BucketEnd::Outgrown,
+            FromEntry::Ended(status, keep) => return BucketEnd::Stopped(status, keep),
+        }
+    }
+}
