@@ -17,8 +17,8 @@ use std::sync::Mutex;
 use crate::position::Position;
 use crate::variant::Variant;
 
-use super::depth_first::DepthFirstSearch;
 use super::bucket::{done_with_classes, search_bucket, BucketEnd};
+use super::depth_first::DepthFirstSearch;
 use super::meter::Meter;
 use super::spill::Source;
 use super::{Budget, Limit, Status};
@@ -229,4 +229,3 @@ fn work(
     done.peak_memory = meter.peak_memory;
     done
 }
-
