@@ -130,7 +130,7 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     f"all; none; or hard, those whose search expanded at least {HARD_NODES:,} positions. "
     "Move counts stay in every row. Without solutions a 4-cell row takes about a fifth of the space.",
 )
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (it is off anyway when stderr is not a terminal).")
 @click.option(
     "--log-file", metavar="FILE", default=None, help="Write every job's log record (from all workers) to FILE."
 )

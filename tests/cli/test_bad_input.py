@@ -64,6 +64,14 @@ BAD_INPUT = [
     (["sweep", "--cells", "0-99999999999999"], "out of range: 0..8"),
     (["solve", "1", "--variant", "freecell,columns=٣"], "columns must be a whole number"),
     (["deal", "9" * 5000], "a deal number must be a whole number, got '999"),
+    # Python's int() reads '1_000' as 1000; only ASCII digits count here.
+    (["lookup", "1_000"], "a deal number must be a whole number, got '1_000'"),
+    (["verify", "--deal", "1_0", "-"], "a deal number must be a whole number, got '1_0'"),
+    (["solve", "1", "--cells", "0_4"], "'0_4' is not a whole number"),
+    (["sweep", "--deals", "1-1_000"], "bad deal range '1-1_000'"),
+    (["sweep", "--cells", "1_0"], "bad cell count '1_0'"),
+    (["solve", "1", "--max-nodes", "1_000"], "'1_000' is not a whole number"),
+    (["deal", "1,0000"], "a deal number must be a whole number, got '1,0000'"),
     # A layout that deals more cards into the cells than there are cells.
     (["sweep", "--variant", "seahaven", "--cells", "0-4"], "seahaven deals 2 cards into the free cells"),
     (["solve", "1", "--variant", "eight-off", "--cells", "3"], "eight-off deals 4 cards into the free cells"),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from conftest import DATA, read_deal_vectors
 
@@ -196,3 +198,40 @@ def test_the_filesystem_root_is_no_place_for_results(root):
     with pytest.raises(FcanalyzeError, match="is the filesystem's root; give a directory of its own"):
         check_output_path(root)
     assert check_output_path("/tmp/results") == "/tmp/results"
+
+
+@pytest.mark.parametrize("args", [["solve", "1"], ["lookup", "1-2000"], ["deal", "617"], ["solve", "11982", "--json"]])
+def test_a_closed_output_pipe_never_exits_with_a_verdicts_status(args):
+    # The reader is gone before the first byte (`| head -0`, or `| true` that exits at
+    # once): the write fails with EPIPE. 1 would read as "unsolvable", 0 as "solved".
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "fcanalyze", *args], stdout=write, stderr=subprocess.PIPE, text=True, timeout=300
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+def test_a_deal_list_that_reads_like_one_number_says_how_it_was_read(run_cli):
+    # A table once printed deal 18032 as "18,032": pasted, it is a list of two deals.
+    result = run_cli("lookup", "18,032")
+    assert result.exit_code == 0
+    assert "read '18,032' as a list of deals, 18 and 32; for deal 18032 write it without commas" in result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:3]] == ["18", "32"]
+    # A single deal number with its separators where they belong is that number.
+    assert run_cli("lookup", "18,032", "--solution", "4").exit_code == 2
+    assert run_cli("deal", "11,982").stdout == run_cli("deal", "11982").stdout
+
+
+@pytest.mark.parametrize("command", ["deal", "board", "solve", "lookup", "sweep", "report", "export", "verify"])
+def test_every_option_of_every_command_has_help(command):
+    from fcanalyze.cli.main import cli
+
+    for param in cli.commands[command].params:
+        if isinstance(param, click.Option):
+            assert param.help and len(param.help) > 20, f"{command} {param.opts} has no help"
+            assert "24 GiB" not in param.help, f"{command} {param.opts} names a machine"
