@@ -7,7 +7,13 @@ CARGO_MANIFEST := --manifest-path engine/Cargo.toml
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-check: lint test engine-check  ## Everything CI runs: lints, types, the stub, pytest, the engine's checks.
+check:  ## Everything CI runs: lints, types, the stub, pytest, the engine's checks; each part runs even if one before it failed, and the last line says which failed.
+	@failed=""; \
+	$(MAKE) --no-print-directory lint || failed="$$failed lint"; \
+	$(MAKE) --no-print-directory test || failed="$$failed test"; \
+	$(MAKE) --no-print-directory engine-check || failed="$$failed engine-check"; \
+	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
+	echo "make check: lint, test and engine-check all passed"
 
 lint:  ## Python lints and formatting, the package's import layers, types, and the engine's stub against the build.
 	ruff check

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -82,6 +83,12 @@ def keys(path) -> list[tuple]:
 
 # Subprocesses start here, not in the repository root, where `python -m fcanalyze`
 # would pick up the source tree (which has no built engine in a plain install).
+# How long a test waits for something that must happen before it calls it a hang. Not a
+# speed bound: the tests wait for events (rows written, a process ended), and only a
+# run that never gets there meets this.
+HANG = 900
+
+
 NEUTRAL_CWD = Path(__file__).parent
 
 
@@ -95,15 +102,18 @@ def run_fcanalyze(*args, **kwargs) -> subprocess.CompletedProcess:
         cwd=NEUTRAL_CWD,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
         **kwargs,
     )
 
 
-def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the sweep finished before it could be killed"
+def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, hang: float = HANG) -> int:
+    """Waits until the dataset at `path` holds `at_least` rows, however long a busy
+    machine takes to write them, and returns how many it holds; fails if `proc` ends
+    first (it had nothing left to be stopped in) or nothing comes within `hang`."""
+    give_up = time.monotonic() + hang
+    while time.monotonic() < give_up:
+        assert proc.poll() is None, "the sweep finished before it could be stopped"
         try:
             n = sum(pq.read_metadata(f).num_rows for f in part_files(path))
         except (OSError, pa.ArrowException):
@@ -111,7 +121,29 @@ def wait_for_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: fl
         if n >= at_least:
             return n
         time.sleep(0.05)
-    raise AssertionError("no rows appeared")
+    raise AssertionError(f"no {at_least} rows in {hang} s: the sweep hangs")
+
+
+@contextlib.contextmanager
+def no_dask_client():
+    """Fails the test if a Dask client is made: a scheduler address that is malformed, or
+    that nothing listens on, is refused by fcanalyze's own checks at once, never after
+    Dask's connect timeout (which is what makes it "at once" on any machine)."""
+    try:
+        import dask.distributed as distributed
+    except ImportError:  # without Dask there is no client to make
+        yield
+        return
+    real = distributed.Client
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Dask client was made for an address fcanalyze should have refused")
+
+    distributed.Client = refuse
+    try:
+        yield
+    finally:
+        distributed.Client = real
 
 
 def children(pid: int) -> list[int]:
@@ -140,6 +172,22 @@ def run_cli():
         return runner.invoke(cli, [str(a) for a in args], input=input)
 
     return run
+
+
+def peak_rss_of(*args: str) -> tuple[int, str]:
+    """Runs `fcanalyze ARGS` and returns the most resident memory, in bytes, that it or
+    any process it started held, as the OS counts it (a fresh parent, whose only
+    children are these), and its standard output."""
+    probe = (
+        "import resource, subprocess, sys; "
+        "out = subprocess.run([sys.executable, '-m', 'fcanalyze', *sys.argv[1:]], capture_output=True, text=True).stdout; "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(out)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True, cwd=NEUTRAL_CWD
+    )
+    kib, _, out = done.stdout.partition("\n")
+    return int(kib) * 1024, out
 
 
 def budget_leaving(mib: int, held: int | None = None) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 import pytest
-from conftest import DATA, read_deal_vectors
+from conftest import DATA, HANG, read_deal_vectors
 
 import fcanalyze
 
@@ -182,7 +182,7 @@ def test_an_output_name_that_cannot_be_written_is_refused_before_any_work(args, 
     (tmp_path / os.fsdecode(b"spill\xff")).mkdir()
     before = sorted(os.listdir(tmp_path))
     argv = [sys.executable, "-m", "fcanalyze", *args]
-    done = subprocess.run([os.fsencode(a) for a in argv], capture_output=True, cwd=tmp_path, timeout=120)
+    done = subprocess.run([os.fsencode(a) for a in argv], capture_output=True, cwd=tmp_path, timeout=HANG)
     assert done.returncode == 2, done.stderr
     assert done.stdout == b""
     lines = done.stderr.splitlines()

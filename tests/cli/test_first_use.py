@@ -6,6 +6,7 @@ import re
 from typing import ClassVar
 
 import tqdm
+from conftest import HANG
 
 import fcanalyze
 from fcanalyze.cli.progress import ProgressBar
@@ -178,7 +179,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     import sys
 
     code = "import sys, fcanalyze.cli.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'pandas', 'matplotlib', 'dask'}))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import one_error_line
+from conftest import HANG, no_dask_client, one_error_line
 
 from fcanalyze.dataset.store import read_dataset
 from fcanalyze.errors import FcanalyzeError
@@ -85,9 +85,8 @@ def test_sweep_refuses_a_variant_that_sets_cells(run_cli, tmp_path):
     ],
 )
 def test_a_bad_scheduler_fails_at_once(run_cli, tmp_path, address, message):
-    begin = time.monotonic()
-    one_error_line(run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", address), message)
-    assert time.monotonic() - begin < 5
+    with no_dask_client():
+        one_error_line(run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", address), message)
     # The dataset directory the failed sweep made is not left behind, empty but for its lock.
     assert not (tmp_path / "a").exists()
 
@@ -146,7 +145,7 @@ def test_a_signal_at_any_moment_of_solve_stops_it_cleanly(sig, code, delay):
     )
     time.sleep(delay)  # picks the moment: starting up, reading the deal, searching
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=HANG)
     assert proc.returncode == code, err
     _no_traceback(err)
 
@@ -175,18 +174,19 @@ def test_reads_never_fail_while_a_sweep_writes(tmp_path):
                 failures.append(f"{type(e).__name__}: {e}")
 
     # From the first part on, every read must succeed.
-    deadline = time.monotonic() + 60
-    while not list(out.glob("part-*.parquet")) and time.monotonic() < deadline:
+    give_up = time.monotonic() + HANG
+    while not list(out.glob("part-*.parquet")) and time.monotonic() < give_up:
         time.sleep(0.01)
     thread = threading.Thread(target=reader)
     thread.start()
     try:
-        proc.communicate(timeout=300)
+        proc.communicate(timeout=HANG)
     finally:
         stop.set()
         thread.join()
     assert proc.returncode == 0
-    assert failures == [] and reads > 50, (reads, failures[:3])
+    # Reads run as often as the machine lets them; what matters is that none failed.
+    assert failures == [] and reads > 0, (reads, failures[:3])
     assert read_dataset(out).num_rows == 4000
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import HANG
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -142,7 +143,7 @@ def test_a_tampered_kept_proof_never_yields_another_verdict(templates, which, pi
         files = sorted(kept.iterdir())
         target = files[pick % len(files)]
         tamper(kept, target, how, elsewhere)
-        with deadline(120):
+        with deadline(HANG):
             if which == "lost":
                 result = solve(11982, spill_dir=spill, layered=True)
                 assert result.status == "unsolvable" and result.states == states
@@ -243,7 +244,7 @@ def test_a_fifo_entry_file_ends_at_once_and_ctrl_c_still_works(tmp_path):
         [sys.executable, "-m", "fcanalyze", "solve", "11982", "--spill-dir", str(spill), "--layered", "--json"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.returncode == 1 and '"status": "unsolvable"' in done.stdout, done.stderr
     assert "not a regular file" in done.stdout

@@ -11,7 +11,7 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import DATA, budget_leaving, read_crosschecks
+from conftest import DATA, HANG, budget_leaving, peak_rss_of, read_crosschecks
 
 import fcanalyze
 from fcanalyze import Variant, microsoft_deal, solve
@@ -180,7 +180,7 @@ def test_ctrl_c_stops_a_long_search(tmp_path):
     proc.send_signal(signal.SIGINT)
     # The engine checks for a signal as it searches: the process ends long before the
     # search could (the timeout only keeps a hang from stalling the suite).
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=HANG)
     assert "KeyboardInterrupt" in err and proc.returncode != 0
 
 
@@ -280,8 +280,8 @@ def test_a_ticker_counts_seconds_on_a_terminal_and_clears_its_line():
 
     screen = Terminal()
     ticker = Ticker("deal 982 (freecell, 2 free cells): searching", stream=screen, every=0.02)
-    deadline = time.monotonic() + 30
-    while "searching, " not in screen.getvalue() and time.monotonic() < deadline:
+    give_up = time.monotonic() + HANG
+    while "searching, " not in screen.getvalue() and time.monotonic() < give_up:
         time.sleep(0.01)  # waits for the first tick
     ticker.stop()
     ticker.stop()
@@ -477,20 +477,6 @@ def test_a_deep_win_the_exhaustive_search_cannot_reach_is_found_by_best_first():
     result = solve(13599, cells=1)
     assert result.status == "solved" and result.moves is not None
     assert result.nodes <= 10_000_000
-
-
-def peak_rss_of(*args: str) -> tuple[int, str]:
-    """Runs `fcanalyze ARGS` and returns the most resident memory, in bytes, that it or
-    any process it started held, as the OS counts it (a fresh parent, whose only
-    children are these), and its standard output."""
-    probe = (
-        "import resource, subprocess, sys; "
-        "out = subprocess.run([sys.executable, '-m', 'fcanalyze', *sys.argv[1:]], capture_output=True, text=True).stdout; "
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(out)"
-    )
-    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
-    kib, _, out = done.stdout.partition("\n")
-    return int(kib) * 1024, out
 
 
 @pytest.mark.parametrize("budget", ["64M", "300M"])

@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,12 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute  # noqa: E402
 from conftest import (  # noqa: E402
     CIRCUMSTANTIAL,
+    HANG,
     NEUTRAL_CWD,
     children,
     fcanalyze_process,
     keys,
+    no_dask_client,
     run_fcanalyze,
     verdicts_at,
     wait_for_rows,
@@ -77,7 +78,7 @@ class Cluster:
         ]
         client = distributed.Client(self.address, timeout=30)
         try:
-            client.wait_for_workers(workers, timeout=60)
+            client.wait_for_workers(workers, timeout=HANG)
         finally:
             client.close()
 
@@ -85,7 +86,7 @@ class Cluster:
         """Until the nannies have brought back any worker a test killed."""
         client = distributed.Client(self.address, timeout=30)
         try:
-            client.wait_for_workers(len(self.workers), timeout=60)
+            client.wait_for_workers(len(self.workers), timeout=HANG)
         finally:
             client.close()
 
@@ -138,7 +139,7 @@ def test_killing_a_worker_mid_sweep_loses_nothing_and_duplicates_nothing(cluster
     wait_for_rows(out, 10, proc)
     victim = cluster.worker_processes()[0]
     os.kill(victim, signal.SIGKILL)
-    _, stderr = proc.communicate(timeout=300)
+    _, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == 0, stderr
     assert sorted(keys(out)) == [(d, "freecell", 2) for d in range(1, 201)]
     assert {r["deal"]: r["status"] for r in read_dataset(out).to_pylist()} == verdicts_at(2)
@@ -218,26 +219,18 @@ def test_an_fsspec_url_location(cluster, tmp_path):
 def test_a_cluster_sweep_of_the_extended_range_starts_at_once_and_stops_on_ctrl_c(cluster, tmp_path):
     out = tmp_path / "ds"
     args = ["sweep", "-d", "1-8589934591", "-k", "4", "-o", out, "--scheduler", cluster.address, "--no-progress"]
-    begin = time.monotonic()
     proc = fcanalyze_process(*args, "--solutions", "none", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # "At once": rows come while the range is still being handed out. Listing 8.6
-    # billion jobs first would take hours; the bound is generous so that a busy
-    # machine (CI beside other work) does not fail it: speed is the benchmarks' part.
-    wait_for_rows(out, 1, proc, timeout=180)
-    started = time.monotonic() - begin
+    # "At once": rows come while the range is still being handed out (listing 8.6
+    # billion jobs first would take hours, and hold gigabytes: the memory says which).
+    wait_for_rows(out, 1, proc)
     peak_kib = int(next(line for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines()
                         if line.startswith("VmHWM:")).split()[1])  # fmt: skip
     proc.send_signal(signal.SIGINT)
-    stop = time.monotonic()
-    _, stderr = proc.communicate(timeout=30)
-    stopped = time.monotonic() - stop
+    # It stops, long before the rest of the range could be done, whatever the load.
+    _, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == 130, stderr
     assert "Interrupted" in stderr and "Traceback" not in stderr
-    assert started < 180, started
     assert peak_kib < 200 * 1024, peak_kib
-    # The client stops within a second when idle; Python's exit takes the rest. Far
-    # below the time the rest of the range would take, even on a loaded machine.
-    assert stopped < 30, stopped
     assert all(table_deal < 1_000_000 for table_deal in read_dataset(out)["deal"].to_pylist())
     cluster.wait_for_workers()
 
@@ -264,7 +257,7 @@ def test_a_report_on_the_cluster_reads_the_shards_there(cluster, tmp_path):
 def test_a_relative_out_is_where_the_client_runs_not_where_the_workers_do(cluster, tmp_path):
     command = [sys.executable, "-m", "fcanalyze", "sweep", "-d", "1-5", "-k", "4", "-o", "here", "--scheduler",
                cluster.address, "--no-progress"]  # fmt: skip
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     assert sorted(keys(tmp_path / "here")) == [(d, "freecell", 4) for d in range(1, 6)]
 
@@ -290,14 +283,13 @@ def test_without_a_scheduler_dask_is_not_imported(tmp_path):
 def test_scheduler_errors_are_one_line(tmp_path, run_cli):
     result = run_cli("sweep", "-d", "1-3", "-o", tmp_path / "a", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2")
     assert result.exit_code == 2 and "--workers does not apply with --scheduler" in result.output
-    begin = time.monotonic()
-    result = run_cli(
-        "sweep", "-d", "1-3", "-o", tmp_path / "b", "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"
-    )
+    with no_dask_client():
+        result = run_cli(
+            "sweep", "-d", "1-3", "-o", tmp_path / "b", "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"
+        )
     assert result.exit_code == 2, result.output
     assert result.output.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:")
     assert len(result.output.strip().splitlines()) == 1
-    assert time.monotonic() - begin < 40
 
 
 def test_scheduler_local_runs_a_cluster_of_this_machines_cores(tmp_path):
@@ -337,20 +329,15 @@ def test_the_clients_teardown_logs_nothing_even_where_dask_set_a_level_of_its_ow
 def test_the_extended_range_without_a_scheduler_runs_on_this_machine_in_flat_memory(tmp_path):
     out = tmp_path / "ds"
     args = ["sweep", "-d", "1-8589934591", "-k", "4", "-o", out, "--no-progress", "--solutions", "none"]
-    begin = time.monotonic()
     proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_rows(out, 1, proc, timeout=180)  # hours if it listed the range first
-    started = time.monotonic() - begin
+    wait_for_rows(out, 1, proc)  # hours, and gigabytes, if it listed the range first
     status = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
     peak_kib = int(next(line for line in status if line.startswith("VmHWM:")).split()[1])
     proc.send_signal(signal.SIGINT)
-    stop = time.monotonic()
-    _, stderr = proc.communicate(timeout=30)
-    stopped = time.monotonic() - stop
+    _, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
-    assert started < 180 and peak_kib < 200 * 1024, (started, peak_kib)
-    assert stopped < 30, stopped  # 0.15 s measured; the rest is slack for a busy machine
+    assert peak_kib < 200 * 1024, peak_kib
     table = read_dataset(out, ["deal", "status"])
     assert table.num_rows % 20_000 == 0 and max(table["deal"].to_pylist()) < 1_000_000
 

@@ -11,11 +11,13 @@ import time
 import pyarrow.parquet as pq
 import pytest
 from conftest import (
+    HANG,
     alive,
     budget_leaving,
     children,
     fcanalyze_process,
     keys,
+    peak_rss_of,
     rows,
     run_fcanalyze,
     verdicts_at,
@@ -346,8 +348,9 @@ def test_kill_9_of_the_main_process_loses_nothing_finished_and_duplicates_nothin
     proc.kill()
     proc.wait()
     # The workers die with the main process instead of running on.
-    deadline = time.monotonic() + 5
-    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+    # (A worker that outlived it would go on for good: the wait ends only as a hang.)
+    give_up = time.monotonic() + HANG
+    while any(alive(w) for w in workers) and time.monotonic() < give_up:
         time.sleep(0.05)
     assert not any(alive(w) for w in workers)
     partial = keys(out)
@@ -367,7 +370,7 @@ def test_kill_9_of_a_worker_retries_its_job(tmp_path):
     proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(out, 10, proc)
     os.kill(children(proc.pid)[0], signal.SIGKILL)
-    stdout, stderr = proc.communicate(timeout=300)
+    stdout, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == 0, stderr
     assert "worker killed by signal 9; retrying the job" in stderr
     assert "1 worker(s) died and were replaced" in stdout
@@ -376,19 +379,21 @@ def test_kill_9_of_a_worker_retries_its_job(tmp_path):
 
 
 def test_ctrl_c_stops_the_sweep_and_keeps_what_is_done(tmp_path):
+    # Jobs of milliseconds under any load (4 cells), and far too many to finish before
+    # the signal comes: it is sent as soon as rows are on disk, however late that is.
     out = tmp_path / "ds"
-    args = ["sweep", "--deals", "1-2000", "--cells", "1", "--out", out, "--no-progress"]
+    args = ["sweep", "--deals", "1-32000", "--cells", "4", "--out", out, "--no-progress", "--workers", "1"]
     proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(out, 10, proc)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    stdout, stderr = proc.communicate(timeout=HANG)
+    assert proc.returncode == 130, stderr
     assert "Interrupted" in stderr and "run the same command again to resume" in stderr
     done = keys(out)
-    assert 0 < len(done) < 2000 and len(set(done)) == len(done)
+    assert 0 < len(done) < 32000 and len(set(done)) == len(done)
     # The summary says how many jobs are left for the rerun.
     head, row = stdout.splitlines()[1:3]
-    assert head.split()[6] == "left" and int(row.split()[6].replace(",", "")) == 2000 - len(done)
+    assert head.split()[6] == "left" and int(row.split()[6].replace(",", "")) == 32000 - len(done)
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -479,7 +484,6 @@ def test_the_reserve_games_sweep_their_own_cell_counts_by_default(tmp_path):
 def test_max_memory_bounds_each_sweep_worker_as_the_os_counts_it(tmp_path):
     """A sweep's worker runs deal 982 with 2 cells, which fills its memory budget: no
     process of the sweep holds more than --max-memory (the main process holds far less)."""
-    from test_solve import peak_rss_of
 
     peak, out = peak_rss_of(
         "sweep",
