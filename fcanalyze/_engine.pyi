@@ -4,6 +4,7 @@ from typing import Literal, TypedDict, final
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
+    "SHORTEST_NODES",
     "Budgets",
     "Spill",
     "Variant",
@@ -41,6 +42,7 @@ class _Shortest(TypedDict):
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
+SHORTEST_NODES: int
 
 @final
 class Variant:
@@ -115,6 +117,7 @@ def solve(
     budgets: Budgets,
     *,
     shortest: bool = False,
+    shortest_nodes: int | None = None,
 ) -> _Outcome:
     """Decide a position. The dict holds status, limit, solution (moves in standard
     notation separated by spaces, "" unless solved), nodes, states, max_depth,

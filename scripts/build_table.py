@@ -175,7 +175,7 @@ def write(table: pa.Table, cells: tuple[int, ...], rules: Variant, out: Path, ta
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     pq.write_table(
-        table,
+        pandas_readable(table),
         tmp,
         compression="zstd",
         compression_level=19,

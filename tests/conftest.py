@@ -89,6 +89,7 @@ def keys(path) -> list[tuple]:
 HANG = 900
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
 NEUTRAL_CWD = Path(__file__).parent
 
 

@@ -168,7 +168,8 @@ impl PyBudgets {
 /// shortest the search finds (docs/correctness.md, "The shortest line").
 /// The GIL is released while searching; Ctrl-C raises KeyboardInterrupt within ~0.1 s.
 #[pyfunction]
-#[pyo3(signature = (columns, cells, home, variant, budgets, *, shortest=false))]
+#[pyo3(signature = (columns, cells, home, variant, budgets, *, shortest=false, shortest_nodes=None))]
+#[allow(clippy::too_many_arguments)] // a position's three parts, its rules, its budgets, and two keywords
 fn solve<'py>(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
@@ -176,11 +177,21 @@ fn solve<'py>(
     variant: PyRef<'py, PyVariant>,
     budgets: PyRef<'py, PyBudgets>,
     shortest: bool,
+    shortest_nodes: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;
-    let request = Request { budget: budgets.budget, spill: budgets.spill.clone(), layered: budgets.layered, shortest };
+    if shortest_nodes == Some(0) {
+        return Err(PyValueError::new_err("shortest_nodes must be a positive number of positions"));
+    }
+    let request = Request {
+        budget: budgets.budget,
+        spill: budgets.spill.clone(),
+        layered: budgets.layered,
+        shortest,
+        shortest_nodes,
+    };
 
     let mut pending: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -253,6 +264,8 @@ fn solve<'py>(
 /// position in standard notation, within `budgets`: a dict of line (the shortest found,
 /// `line` itself if none is shorter), proved, limit, nodes and seconds.
 #[pyfunction]
+#[pyo3(signature = (columns, cells, home, variant, line, budgets, *, shortest_nodes=None))]
+#[allow(clippy::too_many_arguments)] // a position's three parts, its rules, a line, its budgets, a keyword
 fn shortest_line<'py>(
     columns: Vec<Vec<u8>>,
     cells: Vec<Option<u8>>,
@@ -260,6 +273,7 @@ fn shortest_line<'py>(
     variant: PyRef<'py, PyVariant>,
     line: Vec<String>,
     budgets: PyRef<'py, PyBudgets>,
+    shortest_nodes: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = variant.py();
     let rules = variant.0;
@@ -276,7 +290,7 @@ fn shortest_line<'py>(
             }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            search::shortest_of(&start, &rules, &known, budget, &mut interrupted)
+            search::shortest_of(&start, &rules, &known, budget, shortest_nodes, &mut interrupted)
         }))
     });
     if let Some(err) = pending {
@@ -417,6 +431,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fix_mmap_threshold();
     m.add("__version__", crate::VERSION)?;
     m.add("DEFAULT_MAX_MEMORY", Budget::default().max_memory)?;
+    m.add("SHORTEST_NODES", search::PROOF_NODES)?;
     m.add_class::<PyVariant>()?;
     m.add_class::<PySpill>()?;
     m.add_class::<PyBudgets>()?;

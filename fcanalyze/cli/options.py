@@ -156,7 +156,16 @@ def budget_options(f):
 
 
 def shortest_option(f):
-    """--shortest: once won, the shortest line the search can find."""
+    """--shortest and --shortest-nodes: once won, the shortest line the search can find."""
+    f = click.option(
+        "--shortest-nodes",
+        metavar="N",
+        type=Checked("count", lambda v: check_nodes(v, "--shortest-nodes"), whole_number_text),
+        default=None,
+        help="With --shortest: positions the proof that no line is shorter may expand (default 10,000); "
+        "--max-seconds and --max-memory bound it too. More positions prove more lines shortest; an "
+        "unproved row's shortest_limit names the budget that stopped the proof.",
+    )(f)
     return click.option(
         "--shortest",
         is_flag=True,

@@ -20,6 +20,7 @@ def export(dataset_dir, output):
     import pyarrow.parquet as pq
 
     from ..dataset.store import read_dataset
+    from ..dataset.typed import pandas_readable
 
     target = Path(check_output_path(output, "OUT"))
     if target.suffix.lower() not in (".parquet", ".csv"):
@@ -36,7 +37,7 @@ def export(dataset_dir, output):
     if target.suffix.lower() == ".csv":
         write_atomically(target, lambda p: pacsv.write_csv(table, p))
     else:
-        write_atomically(target, lambda p: pq.write_table(table, p, compression="zstd"))
+        write_atomically(target, lambda p: pq.write_table(pandas_readable(table), p, compression="zstd"))
     click.echo(f"wrote {table.num_rows:,} rows to {output}")
 
 

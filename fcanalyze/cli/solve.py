@@ -87,6 +87,7 @@ def solve(
     layered,
     threads,
     shortest,
+    shortest_nodes,
     as_json,
     solution_out,
 ):
@@ -133,6 +134,7 @@ def solve(
             layered=layered,
             threads=threads,
             shortest=shortest,
+            shortest_nodes=shortest_nodes,
             whole_process=True,
         )
     except KeyboardInterrupt:

@@ -149,6 +149,7 @@ def sweep(
     layered,
     threads,
     shortest,
+    shortest_nodes,
     retry_unknown,
     escalate,
     scheduler,
@@ -202,6 +203,7 @@ def sweep(
                 layered=layered,
                 threads=threads,
                 shortest=shortest,
+                shortest_nodes=shortest_nodes,
                 retry_unknown=retry_unknown,
                 escalate=escalate,
                 progress=None if no_progress else ProgressBar(),
@@ -229,6 +231,7 @@ def sweep(
             layered=layered,
             threads=threads,
             shortest=shortest,
+            shortest_nodes=shortest_nodes,
         )
         click.echo(
             f"{count_of(unknown, 'job')} without a verdict (a budget ran out, or an error); "

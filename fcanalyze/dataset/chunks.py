@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from ..errors import FcanalyzeError
 from ..outputs import write_atomically
+from .typed import pandas_readable
 
 SHARD_DEALS = 1_000_000
 SHARD_PREFIX = "shard="
@@ -168,7 +169,7 @@ class ChunkStore:
     def write(self, chunk: Chunk, table: pa.Table) -> int:
         """Writes a chunk's file whole (replacing one of the same name); returns its size."""
         buffer = io.BytesIO()
-        pq.write_table(table, buffer, compression="zstd")
+        pq.write_table(pandas_readable(table), buffer, compression="zstd")
         data = buffer.getvalue()
         path = chunk.path(self.root)
         folder = path.rsplit("/", 1)[0]

@@ -26,6 +26,7 @@ from ..inputs import quote
 from ..status import ERROR, STATUSES
 from .chunks import SHARD_PREFIX, Chunk
 from .jobs import Key
+from .typed import pandas_readable
 
 # One row per (deal, variant, cells). The README documents every column.
 SCHEMA = pa.schema(
@@ -472,7 +473,7 @@ def _with_columns_added(table: pa.Table, wanted: list[str]) -> pa.Table:
 def _write_atomically(table: pa.Table, file: Path, compressed: bool = True) -> None:
     """Readers see either the old file or the whole new one, never a partial write."""
     tmp = file.with_name(f".{file.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd" if compressed else "none")
+    pq.write_table(pandas_readable(table), tmp, compression="zstd" if compressed else "none")
     os.replace(tmp, file)
 
 

@@ -79,14 +79,14 @@ KEEP_FREE_GIVEN = 1 << 30
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 
 
-def check_nodes(value: int | None) -> int | None:
+def check_nodes(value: int | None, what: str = "max_nodes") -> int | None:
     """A positions budget: None (no limit) or a whole number 1..10^15."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FcanalyzeError(f"max_nodes must be a whole number, got {quote(value)}")
+        raise FcanalyzeError(f"{what} must be a whole number, got {quote(value)}")
     if not 1 <= value <= MAX_NODES:
-        raise FcanalyzeError(f"max_nodes must be 1..{MAX_NODES:,}, got {quote(value)}")
+        raise FcanalyzeError(f"{what} must be 1..{MAX_NODES:,}, got {quote(value)}")
     return value
 
 
@@ -228,10 +228,16 @@ class Budgets:
     whole_process: bool = False
     # Threads of a layered proof. A sweep's jobs keep 1 each: its workers take the cores.
     threads: int = 1
+    # Positions the search for the shortest line may expand to prove it shortest (None:
+    # the engine's default, SHORTEST_NODES); the time and memory budgets bound it too.
+    shortest_nodes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threads", check_threads(self.threads))
         object.__setattr__(self, "max_nodes", check_nodes(self.max_nodes))
+        object.__setattr__(self, "shortest_nodes", check_nodes(self.shortest_nodes, "shortest_nodes"))
+        if self.shortest_nodes is not None and not self.shortest:
+            raise FcanalyzeError("--shortest-nodes needs --shortest: it is the budget of the proof of a shortest line")
         object.__setattr__(self, "max_seconds", check_seconds(self.max_seconds))
         object.__setattr__(self, "max_memory", parse_memory(self.max_memory))
         object.__setattr__(self, "spill_dir", check_spill_dir(self.spill_dir))
@@ -275,4 +281,6 @@ def _budgets_text(budgets: Budgets) -> str:
         text += f",threads={budgets.threads}"
     if budgets.shortest:
         text += ",shortest=yes"
+    if budgets.shortest_nodes is not None:
+        text += f",shortest_nodes={budgets.shortest_nodes}"
     return text

@@ -61,11 +61,16 @@ def shortest_says(result: SolveResult) -> str:
     if result.shortest_proved:
         return f"shortest: proved, no line wins in fewer than {moves}"
     if result.shortest_limit is not None:
+        raise_it = {
+            "nodes": "--shortest-nodes (the proof's positions; default 10,000)",
+            "seconds": "--max-seconds",
+            "memory": "--max-memory",
+        }.get(result.shortest_limit)
         return (
             f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}); "
-            "not proved shortest"
+            "not proved shortest" + (f": raise {raise_it} to prove more" if raise_it else "")
         )
-    return f"shortest: the shortest line found ({moves}); not proved shortest"
+    return f"shortest: the shortest line found ({moves}); not proved shortest (under take-back no line is)"
 
 
 def more_budget(

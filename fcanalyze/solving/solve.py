@@ -110,6 +110,7 @@ def solve(
     shortest: bool = False,
     whole_process: bool = False,
     threads: int | None = None,
+    shortest_nodes: int | None = None,
 ) -> SolveResult:
     """Decide a Microsoft deal (by number) or a Board under `variant` with `cells` free cells.
 
@@ -146,7 +147,10 @@ def solve(
         shortest: once the deal is won, search for its shortest line (fewest moves
             that do not go to a foundation) within what is left of the budgets, and
             prove it shortest where the search can (docs/correctness.md, "The
-            shortest line"); the result says so in shortest_proved.
+            shortest line"); the result says so in shortest_proved, and shortest_limit
+            names the budget that stopped the proof where it is not proved.
+        shortest_nodes: positions the proof of the shortest line may expand (default
+            _engine.SHORTEST_NODES, 10,000); max_seconds and max_memory bound it too.
 
     Returns a SolveResult with:
         status: 'solved', 'unsolvable' (proved by exhaustive search) or 'unknown';
@@ -183,6 +187,7 @@ def solve(
         shortest=shortest,
         whole_process=whole_process,
         threads=check_threads(threads),
+        shortest_nodes=shortest_nodes,
     )
     return solve_within(deal_or_board, rules, budgets)
 
@@ -243,6 +248,7 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
             engine_variant(rules),
             engine_budgets,
             shortest=budgets.shortest,
+            shortest_nodes=budgets.shortest_nodes,
         )
     except RuntimeError as e:  # the engine panicked: a bug, never a verdict
         where = f"deal {deal}" if deal is not None else "board"
@@ -290,6 +296,7 @@ def shortest_line(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     max_memory: int | str | None = None,
+    shortest_nodes: int | None = None,
 ) -> SolveResult:
     """The shortest line of a deal already won by `solution` (notation text or tokens),
     as `solve(..., shortest=True)` would search for it, begun from `solution` rather
@@ -301,7 +308,7 @@ def shortest_line(
     rules = _parsed_variant(variant, cells) if isinstance(variant, str) else variant
     if cells is not None and rules.cells != cells:
         rules = rules.with_cells(cells)
-    budgets = Budgets(max_nodes, max_seconds, parse_memory(max_memory))
+    budgets = Budgets(max_nodes, max_seconds, parse_memory(max_memory), shortest=True, shortest_nodes=shortest_nodes)
     if isinstance(deal_or_board, Board):
         board, deal = deal_or_board, None
     else:
@@ -318,6 +325,7 @@ def shortest_line(
         engine_variant(rules),
         tokens,
         _engine.Budgets(max_nodes=budgets.max_nodes, max_seconds=budgets.max_seconds, max_memory=budgets.max_memory),
+        shortest_nodes=budgets.shortest_nodes,
     )
     line = found["line"].split()
     verdict, verify_seconds = _refereed(board, rules, line, deal, "shortest line")

@@ -57,6 +57,7 @@ def retry_command(
     layered: bool = False,
     threads: int | None = None,
     shortest: bool = False,
+    shortest_nodes: int | None = None,
 ) -> str:
     """The shell command that runs a sweep's undecided jobs again with more time than
     the `seconds` they had, and otherwise the same options."""
@@ -80,5 +81,7 @@ def retry_command(
         words += ["--threads", str(threads)]
     if shortest:
         words += ["--shortest"]
+    if shortest_nodes is not None:
+        words += ["--shortest-nodes", str(shortest_nodes)]
     words += ["--retry-unknown", "--max-seconds", f"{retry_seconds(seconds):g}"]
     return "fcanalyze sweep " + " ".join(shlex.quote(w) for w in words)

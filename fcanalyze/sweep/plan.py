@@ -106,6 +106,7 @@ def plan_sweep(
     layered: bool = False,
     threads: int | None = 1,
     shortest: bool = False,
+    shortest_nodes: int | None = None,
     retry_unknown: bool = False,
     progress: Progress | None = None,
     scheduler: str | None = None,
@@ -164,6 +165,7 @@ def plan_sweep(
             parse_memory(max_disk, "disk budget"),
             layered,
             shortest=shortest,
+            shortest_nodes=shortest_nodes,
             whole_process=True,
             threads=1 if threads is None else threads,
         )

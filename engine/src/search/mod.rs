@@ -75,7 +75,7 @@ pub(crate) use settle::Schedule;
 pub use spill::Spill;
 
 pub use score::Weights;
-pub use shortest::{cost as line_cost, lower_bounds, Effort, Guide, GUIDE};
+pub use shortest::{cost as line_cost, lower_bounds, Effort, Guide, GUIDE, PROOF_NODES};
 
 /// Which budget stopped a search that did not settle its deal.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -132,6 +132,9 @@ pub struct Request {
     /// Once the deal is won, search for its shortest line (`shortest`), within what is
     /// left of the budget.
     pub shortest: bool,
+    /// Positions the search for the shortest line may expand to prove it shortest (None:
+    /// `shortest::PROOF_NODES`).
+    pub shortest_nodes: Option<u64>,
 }
 
 /// What the search for the shortest line did, for a won job that asked for it.
@@ -231,24 +234,32 @@ fn straighter(
 pub fn decide(start: &Position, rules: &Variant, request: &Request, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
     match request.spill.as_ref() {
         Some(spill) if request.layered => prove_layered(start, rules, request.budget, spill, interrupted),
-        spill => solve_spilling(start, rules, request.budget, spill, request.shortest, interrupted),
+        spill => solve_spilling(
+            start,
+            rules,
+            request.budget,
+            spill,
+            request.shortest.then_some(request.shortest_nodes),
+            interrupted,
+        ),
     }
 }
 
 /// Decides `start` under `rules` within `budget`.
 pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
-    solve_spilling(start, rules, budget, None, false, interrupted)
+    solve_spilling(start, rules, budget, None, None, interrupted)
 }
 
 /// `solve`, and when its proof runs out of memory, a layered proof (`prove_layered`)
 /// from scratch within what is left of the other budgets, if `spill` says where; once
-/// won, with `shortest`, the search for the shortest line.
+/// won, with `shortest` (Some: the proof's own positions, if given), the search for the
+/// shortest line.
 fn solve_spilling(
     start: &Position,
     rules: &Variant,
     budget: Budget,
     spill: Option<&Spill>,
-    shortest: bool,
+    shortest: Option<Option<u64>>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Outcome {
     let begin = Instant::now();
@@ -312,8 +323,8 @@ fn solve_spilling(
         } else {
             short
         };
-        if shortest {
-            let search = shortest::shortest_line(start, rules, &found, &mut meter);
+        if let Some(proof_nodes) = shortest {
+            let search = shortest::shortest_line(start, rules, &found, proof_nodes, &mut meter);
             shortest_outcome = Some(ShortestOutcome { proved: search.proved, limit: search.limit });
             search.line.unwrap_or(found)
         } else {
@@ -499,11 +510,12 @@ pub fn shortest_of(
     rules: &Variant,
     known: &[Move],
     budget: Budget,
+    proof_nodes: Option<u64>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> ShortestFound {
     let begin = Instant::now();
     let mut meter = Meter::new(budget, begin, interrupted);
-    let found = shortest::shortest_line(start, rules, known, &mut meter);
+    let found = shortest::shortest_line(start, rules, known, proof_nodes, &mut meter);
     ShortestFound {
         line: found.line,
         proved: found.proved,

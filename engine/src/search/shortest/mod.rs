@@ -59,14 +59,27 @@ impl Effort {
             3 => (1100, GUIDE),
             _ => (1000, GUIDE),
         };
-        Effort { widths: vec![width], guide, proof_nodes: 10_000 }
+        Effort { widths: vec![width], guide, proof_nodes: PROOF_NODES }
     }
 }
 
+/// Positions the branch and bound may expand to prove a line shortest, unless the job
+/// says otherwise (`--shortest-nodes`; docs/tuning.md, `shortest::Effort`).
+pub const PROOF_NODES: u64 = 10_000;
+
 /// The shortest line from `start` that the effort for `rules` finds within the meter's
-/// budgets, `known` (a winning line from `start`) if none is shorter.
-pub(crate) fn shortest_line(start: &Position, rules: &Variant, known: &[Move], meter: &mut Meter) -> Shortest {
-    shorter_line(start, rules, known, &Effort::for_rules(rules), meter)
+/// budgets, `known` (a winning line from `start`) if none is shorter; the branch and
+/// bound expands at most `proof_nodes` positions (None: PROOF_NODES).
+pub(crate) fn shortest_line(
+    start: &Position,
+    rules: &Variant,
+    known: &[Move],
+    proof_nodes: Option<u64>,
+    meter: &mut Meter,
+) -> Shortest {
+    let mut effort = Effort::for_rules(rules);
+    effort.proof_nodes = proof_nodes.unwrap_or(PROOF_NODES);
+    shorter_line(start, rules, known, &effort, meter)
 }
 
 /// Searches for a line from `start` shorter than `known` (a winning line from `start`)
@@ -110,7 +123,9 @@ pub(crate) fn shorter_line(
     if let Some((line, _)) = improved.line {
         best = Some(opening.iter().copied().chain(line).collect());
     }
-    let limit = improved.stopped.filter(|&limit| limit != Limit::Nodes || meter.nodes >= job_nodes);
+    // Whichever budget stopped it, the proof's own positions among them, is said: that
+    // is the one to raise for a proof (`--shortest-nodes`).
+    let limit = improved.stopped;
     // Under take-back a card home may come back, and docs/correctness.md's proof that
     // safe foundation moves shorten nothing does not hold: no line is proved shortest.
     let ended = Shortest { line: best, proved: improved.proved && !rules.takeback, limit };
