@@ -163,6 +163,8 @@ def shortest_line(
     variant: Variant,
     line: list[str],
     budgets: Budgets,
+    *,
+    shortest_nodes: int | None = None,
 ) -> _ShortestLine:
     """The shortest line the search finds (the effort `solve` spends with shortest), begun
     from `line`, a winning line from the position in standard notation, within `budgets`:

@@ -76,6 +76,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from fcanalyze.dataset.store import SCHEMA, read_dataset
+from fcanalyze.dataset.typed import pandas_readable
 from fcanalyze.game.deals import microsoft_deal
 from fcanalyze.game.variant import FREECELL, Variant
 from fcanalyze.referee.replay import replay

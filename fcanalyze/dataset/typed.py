@@ -34,7 +34,13 @@ def pandas_readable(table: pa.Table) -> pa.Table:
             pandas_type, numpy_type = _PANDAS_TYPES.get(f.type, ("object", "object"))
             extra = None
         columns.append(
-            {"name": f.name, "field_name": f.name, "pandas_type": pandas_type, "numpy_type": numpy_type, "metadata": extra}
+            {
+                "name": f.name,
+                "field_name": f.name,
+                "pandas_type": pandas_type,
+                "numpy_type": numpy_type,
+                "metadata": extra,
+            }
         )
     meta = {
         "index_columns": [],
