@@ -40,6 +40,8 @@ BAD_INPUT = [
     (["solve", "1", "--max-memory", "512"], "memory budget must be 1M..1P"),
     (["solve", "1", "--max-nodes", "1e23"], "'1e23' is not a whole number"),
     (["solve", "1", "--threads", "0"], "threads must be 1..1,024, got 0"),
+    (["solve", "1", "--shortest-nodes", "5000"], "--shortest-nodes needs --shortest"),
+    (["sweep", "--shortest", "--shortest-nodes", "0"], "--shortest-nodes must be 1..1,000,000,000,000,000, got 0"),
     (["solve", "1", "--threads", "two"], "'two' is not a whole number"),
     (["sweep", "--threads", "100000"], "threads must be 1..1,024, got 100000"),
     (["solve", "1", "--max-nodes", "-5"], "max_nodes must be 1..1,000,000,000,000,000, got -5"),

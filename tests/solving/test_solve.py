@@ -567,3 +567,16 @@ def test_shortest_keeps_the_best_line_when_its_budget_runs_out():
 def test_take_back_lines_are_never_marked_proved_shortest():
     short = solve(90, cells=4, variant="freecell,takeback=yes", shortest=True)
     assert short.status == "solved" and short.shortest_proved is False
+
+
+def test_more_shortest_nodes_prove_more_and_an_unproved_line_names_its_budget():
+    # Deal 617's line of 34 moves not to a foundation: 1,000 positions cannot prove it
+    # shortest, two million do.
+    few = solve(617, shortest=True, shortest_nodes=1_000)
+    assert few.shortest_proved is False and few.shortest_limit == "nodes"
+    many = solve(617, shortest=True, shortest_nodes=2_000_000)
+    assert many.shortest_proved is True and many.shortest_limit is None
+    assert many.non_foundation_moves <= few.non_foundation_moves
+    # The default proof stops at its own 10,000 positions, and says so.
+    default = solve(617, shortest=True)
+    assert default.shortest_proved is False and default.shortest_limit == "nodes"
