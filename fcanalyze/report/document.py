@@ -444,7 +444,10 @@ class Report:
             ]
             md += image("shortest.png", "Lines in moves not to a foundation, by free cells")
             if len(self.shortest_growth):
-                md += [self.growth_heading() + ".", "", format_table(self.shortest_growth, markdown=True), ""]
+                growth = self.shortest_growth.assign(
+                    longer_share=[percent(x) for x in self.shortest_growth["longer_share"]]
+                )
+                md += [self.growth_heading() + ".", "", format_table(growth, markdown=True), ""]
         if len(self.takeback):
             md += [
                 "## Take-back against the same rules without it",

@@ -27,11 +27,23 @@ def _format(value) -> str:
     return str(value)
 
 
+# Columns that name deals: their numbers print plainly (18032, not 18,032), so that one
+# pasted into `fcanalyze lookup` or `--deals` is that deal and not a list of two.
+DEAL_COLUMNS = frozenset({"deal", "first_deal", "last_deal"})
+
+
+def _format_deal(value) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "-"
+    return str(int(value))
+
+
 def format_table(frame: pd.DataFrame, columns: list[str] | None = None, markdown: bool = False) -> str:
-    """A plain or Markdown table, numbers right-aligned."""
+    """A plain or Markdown table, numbers right-aligned; deal numbers without separators."""
     frame = frame if columns is None else frame[columns]
     head = list(frame.columns)
-    body = [[_format(v) for v in row] for row in frame.astype(object).itertuples(index=False)]
+    formats = [_format_deal if h in DEAL_COLUMNS else _format for h in head]
+    body = [[f(v) for f, v in zip(formats, row)] for row in frame.astype(object).itertuples(index=False)]
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" for _ in head) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in body]

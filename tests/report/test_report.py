@@ -489,7 +489,7 @@ def test_undecided_jobs_are_in_report_md_and_point_to_the_shipped_table(tmp_path
     md = (tmp_path / "rep" / "report.md").read_text()
     section = md.split("## Undecided jobs", 1)[1]
     assert "fcanalyze lookup 982" in section and "| freecell | 2 | 982 | unknown | nodes |" in section
-    assert "| freecell | 2 | 32,001 | unknown | nodes |" in section
+    assert "| freecell | 2 | 32001 | unknown | nodes |" in section
 
 
 def test_the_guide_names_every_column_of_every_table_a_report_writes(dataset):
@@ -502,3 +502,13 @@ def test_the_guide_names_every_column_of_every_table_a_report_writes(dataset):
         section = guide.split(f"`{name}.csv`", 1)[1].split("\n\n", 1)[0]
         for column in frame.columns:
             assert f"`{column}`" in section, (name, column)
+
+
+def test_deal_numbers_print_plainly_in_every_table():
+    # "18,032" pasted into `lookup` or `--deals` would be deals 18 and 32.
+    from fcanalyze.report.render import format_table
+
+    frame = pd.DataFrame({"variant": ["freecell"], "cells": [1], "deal": [18032], "nodes": [200_878_200]})
+    for markdown in (False, True):
+        text = format_table(frame, markdown=markdown)
+        assert "18032" in text and "18,032" not in text and "200,878,200" in text
