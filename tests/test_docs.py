@@ -1,0 +1,118 @@
+"""The docs as a user meets them: every Python snippet runs, every command line parses with the options it names, every library name resolves."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import re
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from conftest import REPO_ROOT
+
+from fcanalyze.cli.main import cli
+
+DOCS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def blocks(language: set[str]) -> list[tuple[str, int, str]]:
+    """(doc, block number, text) of every fenced block in one of `language`."""
+    found = []
+    for doc in DOCS:
+        for i, m in enumerate(FENCE.finditer(doc.read_text(encoding="utf-8"))):
+            if m.group(1) in language:
+                found.append((doc.name, i, m.group(2)))
+    return found
+
+
+PYTHON = blocks({"python"})
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """Where the snippets run: the shipped tables under data/, as in a clone, and `big`,
+    a cluster sweep's dataset (shard folders), which the guide's reader snippet reads."""
+    from fcanalyze.dataset.chunks import Chunk, ChunkStore
+    from fcanalyze.game.variant import Variant
+    from fcanalyze.solving.budgets import Budgets
+    from fcanalyze.sweep.cluster import run_chunk
+
+    where = tmp_path_factory.mktemp("docs")
+    (where / "data").symlink_to(REPO_ROOT / "data")
+    pytest.importorskip("fsspec", reason="a cluster dataset needs the dask extra")
+    run_chunk(ChunkStore(str(where / "big")), Chunk("freecell", 4, 1, 20), Variant(), Budgets(), "all", retry=False)
+    return where
+
+
+@pytest.mark.parametrize("doc,number,code", PYTHON, ids=[f"{d}#{n}" for d, n, _ in PYTHON])
+def test_every_python_snippet_runs(workdir, doc, number, code, monkeypatch):
+    monkeypatch.chdir(workdir)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, f"{doc} block {number}", "exec"), {"__name__": "__doc_snippet__"})
+
+
+def command_lines() -> list[tuple[str, str]]:
+    """(doc, command) for every `fcanalyze ...` command in the docs' shell blocks."""
+    found = []
+    for doc, _, text in blocks({"console", "sh", "shell", "bash"}):
+        for line in text.splitlines():
+            line = line.strip().removeprefix("$ ")
+            # A comment starts at ` #` (a `#` inside a word, as in a URL, is no comment).
+            line = re.split(r"\s#", line, maxsplit=1)[0]
+            for part in re.split(r"&&|\||;", line):
+                part = re.split(r"\s[0-9]?[<>]", part, maxsplit=1)[0]  # a redirection is the shell's
+                words = shlex.split(part)
+                if words[:1] == ["fcanalyze"]:
+                    found.append((doc, part.strip()))
+    return found
+
+
+COMMANDS = command_lines()
+
+
+@pytest.mark.parametrize("doc,command", COMMANDS, ids=[f"{d}: {c[:60]}" for d, c in COMMANDS])
+def test_every_command_in_the_docs_exists_with_its_options(doc, command):
+    words = shlex.split(command)[1:]
+    name, args = words[0], words[1:]
+    assert name in cli.commands, f"{doc}: no command {name!r}"
+    # Parsing checks every option's name and value, and runs nothing.
+    try:
+        cli.commands[name].make_context(name, [os.path.expanduser(a) for a in args])
+    except click.exceptions.Exit:  # --help
+        pass
+    except click.UsageError as e:
+        pytest.fail(f"{doc}: {command}: {e.format_message()}")
+
+
+NAMES = sorted(
+    {
+        (doc.name, name)
+        for doc in DOCS
+        for name in re.findall(r"\bfcanalyze(?:\.[A-Za-z_]\w*)+", doc.read_text(encoding="utf-8"))
+    }
+)
+
+
+@pytest.mark.parametrize("doc,name", NAMES, ids=[f"{d}: {n}" for d, n in NAMES])
+def test_every_library_name_in_the_docs_is_the_librarys(doc, name):
+    parts = name.split(".")
+    # The longest importable module, then attributes from there.
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            assert hasattr(found, attribute), f"{doc} names {name}, which does not exist"
+            found = getattr(found, attribute)
+        return
+    pytest.fail(f"{doc} names {name}, which does not exist")
+
+
+def test_the_docs_have_snippets_and_commands_to_check():
+    assert len(PYTHON) >= 3 and len(COMMANDS) >= 40 and len(NAMES) >= 5
