@@ -8,7 +8,6 @@ import io
 import os
 import re
 import shlex
-from pathlib import Path
 
 import click
 import pytest
