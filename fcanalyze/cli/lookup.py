@@ -58,8 +58,14 @@ def lookup(number, solution_cells, as_json, takeback):
     n = parse_deal_number(number)
     facts = lookup_deal(n, variant=variant)
     if facts is None:
+        held = (
+            "the classic deals 1..32,000 with take-back"
+            if takeback
+            else "the classic deals 1..32,000 and the deals of the extended range proved lost"
+            " (scripts/bench_intractable.py)"
+        )
         click.echo(
-            f"deal {n} is not in the shipped table, which holds the classic deals 1..32,000; "
+            f"deal {n} is not in the shipped table, which holds {held}; "
             f"decide it with: fcanalyze solve {n} --cells K" + (f" --variant {TAKEBACK}" if takeback else ""),
             err=True,
         )
@@ -87,6 +93,12 @@ def lookup(number, solution_cells, as_json, takeback):
         return
     rules = "FreeCell with take-back" if takeback else "classic FreeCell"
     source = EXTENDED_NAME if n > CLASSIC_DEALS else TABLE_NAMES[variant]
+
+    def by(v) -> str:
+        # The counts are those of the search that made the table; solve's own engine,
+        # if it is a later one, may expand a different number on the same deal.
+        return f", by fcanalyze {v.engine_version}" if v.engine_version else ""
+
     click.echo(f"deal {n}, {rules}, from the shipped table ({source}):")
     click.echo(f"{'cells':>5}  {'verdict':<10}  {'moves':>5}  {'no home':>8}  {'card moves':>10}  {'score':>5}  how")
     for k in sorted(facts.verdicts, reverse=True):
@@ -98,11 +110,11 @@ def lookup(number, solution_cells, as_json, takeback):
         elif v.status == SOLVED and v.shortest_proved is not None:
             how = "the shortest line the search found, not proved shortest"
         elif v.status == SOLVED:
-            how = f"solution replayed by the referee ({v.nodes:,} positions expanded)"
+            how = f"solution replayed by the referee ({v.nodes:,} positions expanded{by(v)})"
         elif v.status == UNSOLVABLE and v.nodes is None:
-            how = f"proved by exhaustive search ({v.states:,} positions reached)"
+            how = f"proved by exhaustive search ({v.states:,} positions reached{by(v)})"
         elif v.status == UNSOLVABLE:
-            how = f"proved by exhaustive search ({v.nodes:,} positions expanded)"
+            how = f"proved by exhaustive search ({v.nodes:,} positions expanded{by(v)})"
         else:
             retry = f"fcanalyze solve {n} --cells {k}" + (f" --variant {TAKEBACK}" if takeback else "")
             how = f"undecided: the {v.limit or 'search'} budget ran out ({retry} --max-seconds 600)"

@@ -72,6 +72,9 @@ class Verdict:
     shortest_proved: bool | None = None
     # Positions the search stored (for a proof of a loss: every one it reached).
     states: int | None = None
+    # The fcanalyze version whose search made the row: its counts of positions are that
+    # search's, which a later engine's (`fcanalyze solve`) may differ from.
+    engine_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,18 @@ def extended_facts() -> dict[int, DealFacts]:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
             deal, cells = int(row["deal"]), int(row["cells"])
             nodes = int(row["nodes"]) if row.get("nodes") else None
-            proved = Verdict(cells, row["status"], None, None, None, nodes, None, None, states=int(row["states"]))
+            proved = Verdict(
+                cells,
+                row["status"],
+                None,
+                None,
+                None,
+                nodes,
+                None,
+                None,
+                states=int(row["states"]),
+                engine_version=row.get("engine_version") or None,
+            )
             verdicts = {cells: proved}
             for fewer in range(cells - 1, -1, -1):
                 verdicts[fewer] = Verdict(fewer, UNSOLVABLE, None, None, None, None, cells, None)
