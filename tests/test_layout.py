@@ -1,4 +1,4 @@
-"""The README's Layout section names every module of the package and the engine, every script and every doc, so that a newcomer's map stays true."""
+"""CONTRIBUTING.md's Layout section names every module of the package and the engine, every script and every doc, so that a newcomer's map stays true."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def layout_section() -> str:
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "CONTRIBUTING.md").read_text()
     return re.search(r"^## Layout\n(.*?)(?=^## |\Z)", readme, re.S | re.M).group(1)
 
 
@@ -36,7 +36,7 @@ def test_the_readme_layout_names_every_module_script_and_doc():
             n.startswith(f"{folder.name}/") for n in named
         ):
             missing.append(str(folder.relative_to(REPO)) + "/")
-    assert not missing, f"the README's Layout does not name: {', '.join(sorted(set(missing)))}"
+    assert not missing, f"CONTRIBUTING.md's Layout does not name: {', '.join(sorted(set(missing)))}"
 
 
 def test_every_source_file_opens_with_its_purpose_and_stays_readable():
