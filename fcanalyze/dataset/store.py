@@ -19,11 +19,14 @@ from typing import IO, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import FcanalyzeError, FcanalyzeWarning
+from ..game.deals import LAST_DEAL
+from ..game.variant import MAX_CELLS
 from ..inputs import quote
-from ..status import ERROR, STATUSES
+from ..status import ERROR, SOLVED, STATUSES, UNSOLVABLE
 from .chunks import SHARD_PREFIX, Chunk
 from .jobs import Key
 from .typed import pandas_readable
@@ -292,12 +295,17 @@ def _one_row_per_job(parts: list[_Part], where: str) -> pa.Table:
         return table
     counted = zip(*(counts[c].to_pylist() for c in (*KEY, "count_all")))
     repeated = {(d, v, c) for d, v, c, n in counted if n > 1}
-    # Which parts hold each repeated job, once per row (a part may hold one twice).
+    # Which parts hold each repeated job, and where in the whole table, once per row (a
+    # part may hold one twice).
     holders: dict[Key, list[int]] = collections.defaultdict(list)
+    at: dict[Key, list[int]] = collections.defaultdict(list)
+    offset = 0
     for i, part in enumerate(parts):
-        for key in zip(*(part.table[c].to_pylist() for c in KEY)):
+        for j, key in enumerate(zip(*(part.table[c].to_pylist() for c in KEY))):
             if key in repeated:
                 holders[key].append(i)
+                at[key].append(offset + j)
+        offset += part.table.num_rows
     # All columns, not just those asked for: two rows differing anywhere are two answers.
     rows: dict[Key, list[dict]] = collections.defaultdict(list)
     for i in sorted({i for held in holders.values() for i in held}):
@@ -306,31 +314,64 @@ def _one_row_per_job(parts: list[_Part], where: str) -> pa.Table:
             key = (row["deal"], row["variant"], row["cells"])
             if key in repeated:
                 rows[key].append(row)
+    kept: dict[Key, int] = {}
+    differing = []
     for key in sorted(holders):
         held, found = holders[key], rows[key]
-        differs = next((j for j in range(1, len(found)) if not _same_row(found[0], found[j])), None)
-        if differs is not None:
+        verdicts = {r["status"] for r in found} & {SOLVED, UNSOLVABLE}
+        if len(verdicts) > 1:
+            # Won in one row and proved lost in another: one of them is wrong, and
+            # nothing here says which.
             deal, variant, cells = key
-            first, other = parts[held[0]].name, parts[held[differs]].name
-            places = f"twice in {first}" if first == other else f"in {first} and in {other}"
+            first = held[next(j for j, r in enumerate(found) if r["status"] == SOLVED)]
+            other = held[next(j for j, r in enumerate(found) if r["status"] == UNSOLVABLE)]
             raise FcanalyzeError(
-                f"{where}: the job {variant} deal {deal} with {cells} cell{'' if cells == 1 else 's'} is {places} "
-                "with different rows "
-                f"({found[0]['status']}, {found[differs]['status']}); a dataset holds each job once: "
-                "remove the row or file that should not be there"
+                f"{where}: the job {variant} deal {deal} with {cells} cell{'' if cells == 1 else 's'} is solved in "
+                f"{parts[first].name} and unsolvable in {parts[other].name}; a dataset holds each job once, and "
+                "these verdicts cannot both be right: remove the row or file that should not be there"
             )
-    deal, variant, cells = key = min(holders)
-    first, other = parts[holders[key][0]].name, parts[holders[key][1]].name
-    warnings.warn(
-        f"{where}: {len(repeated):,} job(s) are held twice with identical rows (like deal {deal} with "
-        f"{cells} cell{'' if cells == 1 else 's'}, in {first} and {other}); each is counted once. Remove the copy "
-        "to silence this",
-        FcanalyzeWarning,
-        stacklevel=3,
-    )
+        best = max(range(len(found)), key=lambda j: _preference(found[j], j))
+        kept[key] = at[key][best]
+        if any(not _same_row(found[0], r) for r in found[1:]):
+            differing.append(key)
+    if differing:
+        deal, variant, cells = key = differing[0]
+        names = sorted({parts[i].name for i in holders[key]})
+        warnings.warn(
+            f"{where}: {len(differing):,} job(s) are held more than once with different rows (like deal {deal} with "
+            f"{cells} cell{'' if cells == 1 else 's'}, in {' and '.join(names)}): two sweeps wrote into this "
+            "dataset at once (was its .lock file removed?). Each is counted once, by its decided row, else its "
+            "latest; 'fcanalyze export' writes a copy with one row per job",
+            FcanalyzeWarning,
+            stacklevel=3,
+        )
+    if len(differing) < len(holders):
+        deal, variant, cells = key = next(k for k in sorted(holders) if k not in set(differing))
+        first_name, other_name = parts[holders[key][0]].name, parts[holders[key][1]].name
+        warnings.warn(
+            f"{where}: {len(holders) - len(differing):,} job(s) are held twice with identical rows (like deal {deal} "
+            f"with {cells} cell{'' if cells == 1 else 's'}, in {first_name} and {other_name}); each is counted once. Remove "
+            "the copy to silence this",
+            FcanalyzeWarning,
+            stacklevel=3,
+        )
     order = table.append_column("_row", pa.array(np.arange(table.num_rows)))
     first_rows = order.group_by(list(KEY)).aggregate([("_row", "min")])["_row_min"].to_numpy()
-    return table.take(np.sort(first_rows))
+    chosen = [kept.get(k, int(r)) for k, r in zip(_keys_of(table, first_rows), first_rows)]
+    return table.take(np.sort(np.array(chosen, dtype=np.int64)))
+
+
+def _keys_of(table: pa.Table, rows) -> list[Key]:
+    picked = table.select(list(KEY)).take(rows)
+    return list(zip(*(picked[c].to_pylist() for c in KEY)))
+
+
+def _preference(row: dict, order: int) -> tuple:
+    """Which of a job's rows a dataset keeps when two sweeps wrote it: a decided one
+    over an undecided one, then the one that finished last, then the last read."""
+    finished = row.get("finished_at")
+    decided = row["status"] == UNSOLVABLE or (row["status"] == SOLVED and bool(row.get("verified")))
+    return (decided, finished is not None, finished or 0, order)
 
 
 def _same_row(a: dict, b: dict) -> bool:
@@ -455,6 +496,18 @@ def _checked(table: pa.Table, file: Path | str, columns: list[str] | None) -> pa
             )
     if table.column_names != expected.names or table.schema.types != expected.types:
         raise FcanalyzeError(f"{file} is not a fcanalyze dataset part (its columns differ)")
+    # A deal or a cell count no job can have (a file made by hand) would be counted by
+    # every report as if it were one.
+    for column, low, high in (("deal", 1, LAST_DEAL), ("cells", 0, MAX_CELLS)):
+        if column in table.column_names and table.num_rows:
+            bounds = pc.min_max(table[column])
+            least, most = bounds["min"].as_py(), bounds["max"].as_py()
+            bad = least if least is not None and least < low else most if most is not None and most > high else None
+            if bad is not None:
+                raise FcanalyzeError(
+                    f"{file} holds a row whose {column} is {bad}, which no job has ({low}..{high:,}); "
+                    "correct that row or remove the file"
+                )
     return table
 
 

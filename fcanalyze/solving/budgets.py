@@ -92,6 +92,28 @@ def check_nodes(value: int | None, what: str = "max_nodes") -> int | None:
 
 # More threads than any machine fcanalyze runs on has cores: a number above it is a typo.
 MAX_THREADS = 1024
+# The memory budget each thread of a layered proof needs at least: its stack and its
+# allocator's arena (some 8 MiB, which the engine takes off the budget), and a store
+# worth searching with. engine/src/search/layered.rs's MIN_THREAD_MEMORY is the same.
+THREAD_MEMORY = 16 << 20
+
+
+def threads_within(threads: int | None, max_memory: int | None) -> int:
+    """The threads of a layered proof: `threads` (None: every core, as many as
+    `max_memory` gives THREAD_MEMORY each), or FcanalyzeError if `max_memory` cannot
+    give each of the `threads` asked for its THREAD_MEMORY: more threads would only
+    hold more than the budget."""
+    if threads is None:
+        fit = cores() if max_memory is None else max(1, max_memory // THREAD_MEMORY)
+        return max(1, min(cores(), fit))
+    threads = check_threads(threads)
+    if max_memory is not None and threads > 1 and threads * THREAD_MEMORY > max_memory:
+        most = max(1, max_memory // THREAD_MEMORY)
+        raise FcanalyzeError(
+            f"{threads:,} threads need a memory budget of at least {threads * THREAD_MEMORY >> 20:,}M "
+            f"({THREAD_MEMORY >> 20} MiB a thread); give --threads {most} or less, or more --max-memory"
+        )
+    return threads
 
 
 def check_threads(value: int | None) -> int:

@@ -14,7 +14,7 @@ from ..game.deals import check_deal_number, microsoft_deal
 from ..game.variant import Build, EmptyColumn, Variant
 from ..referee.replay import replay
 from ..status import SOLVED, UNSOLVABLE
-from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, check_threads, engine_memory, parse_memory
+from .budgets import DEFAULT_MAX_MEMORY, Budgets, check_spill_dir, engine_memory, parse_memory, threads_within
 
 
 class EngineError(RuntimeError):
@@ -186,7 +186,7 @@ def solve(
         layered,
         shortest=shortest,
         whole_process=whole_process,
-        threads=check_threads(threads),
+        threads=threads_within(threads, parse_memory(max_memory) if spill_dir is not None else None),
         shortest_nodes=shortest_nodes,
     )
     return solve_within(deal_or_board, rules, budgets)

@@ -19,7 +19,14 @@ from ..errors import FcanalyzeError, VariantError
 from ..game.variant import MAX_CELLS, Variant, check_cell_count
 from ..inputs import quote, whole_number
 from ..outputs import check_output_path
-from ..solving.budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, Budgets, check_spill_dir, parse_memory
+from ..solving.budgets import (
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_SECONDS,
+    Budgets,
+    check_spill_dir,
+    parse_memory,
+    threads_within,
+)
 from ..status import ERROR, UNKNOWN
 from .progress import Progress, expected_cost
 from .queue import JobQueue
@@ -167,7 +174,7 @@ def plan_sweep(
             shortest=shortest,
             shortest_nodes=shortest_nodes,
             whole_process=True,
-            threads=1 if threads is None else threads,
+            threads=threads_within(1 if threads is None else threads, parse_memory(memory) if spill else None),
         )
 
     why = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import logging
 import multiprocessing
@@ -44,6 +45,19 @@ def _set_parent_death_signal() -> None:
         pass
 
 
+# What the main process sends a busy worker to stop it: its search ends as Ctrl-C would
+# end it, so that a layered proof is kept in --spill-dir to go on from (a kill would
+# leave only an orphan directory), and the worker exits.
+STOP_SIGNAL = signal.SIGUSR1
+# How long a worker asked to stop may take to keep its proof (its files made durable
+# and its checkpoint written) before it is killed.
+KEEP_SECONDS = 120
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def _worker_main(conn, current, parent_pid: int, variant: Variant, budgets: Budgets) -> None:
     """Solves the chunks of jobs it is sent, in order. Results go back in batches (a
     message per job would cost the main process more than a fast job costs here);
@@ -52,9 +66,11 @@ def _worker_main(conn, current, parent_pid: int, variant: Variant, budgets: Budg
     _set_parent_death_signal()
     if os.getppid() != parent_pid:  # the main process died before prctl took effect
         os._exit(1)
-    # Ctrl-C reaches the whole process group; the main process decides what stops.
+    # Ctrl-C reaches the whole process group; the main process decides what stops, and
+    # asks a busy worker to stop with STOP_SIGNAL (its search ends as if interrupted).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(STOP_SIGNAL, _interrupt)
     host = socket.gethostname()
     try:
         while True:
@@ -200,18 +216,26 @@ class Pool:
         return self._spawn()
 
     def _stop_workers(self, workers: list[_Worker]) -> None:
-        """Idle workers are asked to exit, so their last log records are delivered;
-        busy ones (a stop, an error) are killed, since their jobs will be run again."""
+        """Idle workers are asked to exit, so their last log records are delivered.
+        Busy ones (a stop, an error) are killed, since their jobs will be run again;
+        but with --spill-dir they are asked to stop first (STOP_SIGNAL), so that a
+        layered proof they are in is kept to go on from, as Ctrl-C keeps `solve`'s."""
+        keep = self.budgets.spill_dir is not None
         for w in workers:
             if w.outstanding:
-                w.process.kill()
+                if keep and w.process.pid is not None:
+                    with contextlib.suppress(OSError):
+                        os.kill(w.process.pid, STOP_SIGNAL)
+                else:
+                    w.process.kill()
             else:
                 try:
                     w.conn.send(None)
                 except OSError:
                     w.process.kill()
+        give_up = time.monotonic() + (KEEP_SECONDS if keep else 5)
         for w in workers:
-            w.process.join(timeout=5)
+            w.process.join(timeout=max(0.0, give_up - time.monotonic()))
             if w.process.exitcode is None:
                 w.process.kill()
                 w.process.join()

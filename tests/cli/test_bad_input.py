@@ -41,6 +41,10 @@ BAD_INPUT = [
     (["solve", "1", "--max-nodes", "1e23"], "'1e23' is not a whole number"),
     (["solve", "1", "--threads", "0"], "threads must be 1..1,024, got 0"),
     (["solve", "1", "--shortest-nodes", "5000"], "--shortest-nodes needs --shortest"),
+    (
+        ["solve", "11982", "--spill-dir", "/tmp", "--threads", "1024", "--max-memory", "40M"],
+        "1,024 threads need a memory budget of at least 16,384M (16 MiB a thread); give --threads 2 or less",
+    ),
     (["sweep", "--shortest", "--shortest-nodes", "0"], "--shortest-nodes must be 1..1,000,000,000,000,000, got 0"),
     (["solve", "1", "--threads", "two"], "'two' is not a whole number"),
     (["sweep", "--threads", "100000"], "threads must be 1..1,024, got 100000"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fcanalyze.dataset.store import COLUMNS, PART_REWRITES, Dataset, Row, part_files, read_dataset
+from fcanalyze.dataset.store import COLUMNS, PART_REWRITES, SCHEMA, Dataset, Row, part_files, read_dataset
 from fcanalyze.errors import FcanalyzeError, FcanalyzeWarning
 
 
@@ -45,14 +45,14 @@ def test_slow_appends_rewrite_each_row_a_bounded_number_of_times(tmp_path):
     dataset = Dataset.open(tmp_path / "ds")
     batches = 100
     for b in range(batches):  # five rows a flush, as a slow sweep writes them
-        dataset.append([_row(b * 5 + i) for i in range(5)])
+        dataset.append([_row(b * 5 + i + 1) for i in range(5)])
     dataset.close()
     files = part_files(tmp_path / "ds")
     # A part takes PART_REWRITES flushes at most, then a new one starts.
     assert len(files) == -(-batches // PART_REWRITES)
     assert all(pq.read_metadata(f).num_rows <= 5 * PART_REWRITES for f in files)
     table = read_dataset(tmp_path / "ds")
-    assert sorted(table["deal"].to_pylist()) == list(range(batches * 5))
+    assert sorted(table["deal"].to_pylist()) == list(range(1, batches * 5 + 1))
     assert table["implied_by"].to_pylist() == [5] * (batches * 5)
 
 
@@ -63,19 +63,19 @@ def _codec(file) -> str:
 def test_a_growing_part_is_written_plain_and_compressed_once_full_or_at_close(tmp_path):
     path = tmp_path / "ds"
     dataset = Dataset.open(path)
-    dataset.append([_row(i) for i in range(5)])
+    dataset.append([_row(i + 1) for i in range(5)])
     (growing,) = part_files(path)
     # Readers see the plain part whole while the sweep goes on.
     assert _codec(growing) == "UNCOMPRESSED"
-    assert sorted(read_dataset(path)["deal"].to_pylist()) == list(range(5))
+    assert sorted(read_dataset(path)["deal"].to_pylist()) == list(range(1, 6))
     for b in range(1, PART_REWRITES + 1):
-        dataset.append([_row(b * 5 + i) for i in range(5)])
+        dataset.append([_row(b * 5 + i + 1) for i in range(5)])
     full, growing = part_files(path)
     assert _codec(full) == "ZSTD" and pq.read_metadata(full).num_rows == 5 * PART_REWRITES
     assert _codec(growing) == "UNCOMPRESSED"
     dataset.close()
     assert [_codec(f) for f in part_files(path)] == ["ZSTD", "ZSTD"]
-    assert sorted(read_dataset(path)["deal"].to_pylist()) == list(range(5 * (PART_REWRITES + 1)))
+    assert sorted(read_dataset(path)["deal"].to_pylist()) == list(range(1, 5 * (PART_REWRITES + 1) + 1))
 
 
 def test_arrow_columns_are_what_pa_array_makes_of_the_same_values():
@@ -124,18 +124,41 @@ def test_a_part_file_copied_under_a_second_name_counts_each_job_once(copied):
         assert read_dataset(copied, ["deal", "status"]).column_names == ["deal", "status"]
 
 
-def test_a_job_held_twice_with_different_rows_is_refused(copied):
+def test_a_job_held_twice_with_verdicts_that_cannot_both_be_right_is_refused(copied):
     # Edited with pyarrow, which makes the column nullable: the parts still read together.
     copy = copied / "part-copy.parquet"
     table = pq.read_table(copy)
-    status = ["solved" if d == 5 else s for d, s in zip(table["deal"].to_pylist(), table["status"].to_pylist())]
+    status = ["unsolvable" if d == 4 else s for d, s in zip(table["deal"].to_pylist(), table["status"].to_pylist())]
     pq.write_table(table.set_column(table.column_names.index("status"), "status", pa.array(status)), copy)
     for read in (read_dataset, Dataset.open):
         with pytest.raises(FcanalyzeError) as e:
             read(copied)
         message = str(e.value)
-        assert "the job freecell deal 5 with 4 cells is in part-" in message and "part-copy.parquet" in message
-        assert "with different rows (unknown, solved)" in message and "\n" not in message
+        assert "the job freecell deal 4 with 4 cells is solved in part-" in message
+        assert "and unsolvable in part-copy.parquet" in message and "\n" not in message
+
+
+def test_two_sweeps_that_wrote_one_job_each_leave_a_dataset_that_reads(copied):
+    # Two sweeps into one dataset at once (its .lock file removed): the same jobs, run
+    # twice, with their own figures. Each job counts once, by its decided row, else its
+    # latest, and the reader says so; nothing is refused.
+    copy = copied / "part-copy.parquet"
+    table = pq.read_table(copy)
+    later = [t + timedelta(seconds=5) for t in table["finished_at"].to_pylist()]
+    nodes = [n + 1 for n in table["nodes"].to_pylist()]
+    table = table.set_column(table.column_names.index("nodes"), "nodes", pa.array(nodes, pa.int64()))
+    table = table.set_column(
+        table.column_names.index("finished_at"), "finished_at", pa.array(later, SCHEMA.field("finished_at").type)
+    )
+    pq.write_table(table, copy)
+    for read in (read_dataset, Dataset.open):
+        with pytest.warns(FcanalyzeWarning, match=r"held more than once with different rows .* two sweeps wrote"):
+            read(copied)
+    with pytest.warns(FcanalyzeWarning):
+        rows = read_dataset(copied).to_pylist()
+    assert sorted(r["deal"] for r in rows) == list(range(1, 7))
+    # Each job's two rows share a status: the later one, the copy's, is kept.
+    assert {r["deal"]: r["nodes"] for r in rows} == {r["deal"]: r["nodes"] for r in table.to_pylist()}
 
 
 def test_a_retry_replaces_every_copy_of_a_row(copied):
@@ -162,3 +185,16 @@ def test_a_status_that_is_not_a_verdict_is_refused_with_its_file_and_value(copie
         with pytest.raises(FcanalyzeError, match=r"holds a row whose status is 'done', which is not a verdict") as e:
             read(copied)
         assert str(part) in str(e.value)
+
+
+@pytest.mark.parametrize("column,value", [("deal", -5), ("deal", 8_589_934_592), ("cells", 100)])
+def test_a_row_no_job_could_have_is_refused_with_its_file(copied, column, value):
+    copy = copied / "part-copy.parquet"
+    table = pq.read_table(copy)
+    values = table[column].to_pylist()
+    values[0] = value
+    pq.write_table(
+        table.set_column(table.column_names.index(column), column, pa.array(values, table[column].type)), copy
+    )
+    with pytest.raises(FcanalyzeError, match=rf"part-copy.parquet holds a row whose {column} is {value}, which no job"):
+        read_dataset(copied)

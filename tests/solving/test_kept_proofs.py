@@ -172,13 +172,18 @@ def test_an_untampered_kept_proof_goes_on_to_the_same_count(templates):
 def test_deleted_entry_files_no_longer_make_a_winnable_deal_unsolvable(tmp_path, run_cli):
     """The reproducer: deal 2 with 1 cell, its layered proof stopped and kept, its entry
     files removed; the next solve with the same --spill-dir once said UNSOLVABLE (exit
-    1). It now says the kept proof was discarded, and the searches in memory win."""
+    1). It now says the kept proof was discarded, and never calls the deal lost."""
     spill = kept_proof_of(tmp_path, 2, 1, 100_000)
     for entries in proof_dir(spill).glob("level-*.entries"):
         entries.unlink()
+    # Gone on from as a layered proof, the damaged kept proof is discarded, and said so.
+    result = run_cli("solve", "2", "--cells", "1", "--spill-dir", spill, "--layered", "--max-seconds", "20")
+    assert result.exit_code in (0, 3) and "UNSOLVABLE" not in result.stdout, result.output
+    assert "layered proof: the proof kept in" in result.stdout and "is missing" in result.stdout
+    # Without --layered, a short search in memory comes before any kept proof: won at
+    # once, and the proof kept meanwhile, which nothing would go on from, removed.
     result = run_cli("solve", "2", "--cells", "1", "--spill-dir", spill, "--max-seconds", "120")
     assert result.exit_code == 0 and "SOLVED" in result.stdout, result.output
-    assert "layered proof: the proof kept in" in result.stdout and "is missing" in result.stdout
     assert kept_proofs(spill) == []
 
 
@@ -248,3 +253,59 @@ def test_a_fifo_entry_file_ends_at_once_and_ctrl_c_still_works(tmp_path):
     )
     assert done.returncode == 1 and '"status": "unsolvable"' in done.stdout, done.stderr
     assert "not a regular file" in done.stdout
+
+
+def crc64(data: bytes) -> int:
+    """CRC-64/XZ, the checksum kept proofs once sealed their checkpoints with."""
+    crc = 0xFFFFFFFFFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xC96C5795D7870F42 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFFFFFFFFFF
+
+
+@pytest.mark.parametrize("sealed_with", ["crc-64", "another key"])
+def test_a_forged_checkpoint_never_makes_a_winnable_deal_unsolvable(tmp_path, sealed_with):
+    # The forgery: every entry file deleted, the checkpoint rewritten to name none, and
+    # its last line recomputed on purpose. Its proof would have nothing left to search,
+    # and end "unsolvable" at once, for a deal that is won. Only the user's own key
+    # (a file no one else may read) seals a checkpoint that is gone on from.
+    spill = kept_proof_of(tmp_path, 2, 1, 100_000)
+    kept = proof_dir(spill)
+    for f in kept.iterdir():
+        if f.name != "checkpoint":
+            f.unlink()
+    lines = (kept / "checkpoint").read_text().splitlines(keepends=True)
+    head = [line for line in lines[:6]] + ["files 0\n"]
+    body = "".join(head)
+    if sealed_with == "crc-64":
+        forged = body + f"check {crc64(body.encode()):016x}\n"
+    else:
+        forged = body + f"seal {crc64(b'guess' + body.encode()):016x}\n"
+    (kept / "checkpoint").write_text(forged)
+    again = solve(2, cells=1, spill_dir=spill, layered=True, max_seconds=20)
+    assert again.status != "unsolvable"
+    assert again.note and "discarded" in again.note and "sealed" in again.note
+
+
+def test_a_kept_proof_of_a_won_job_no_longer_holds_its_win_back(tmp_path):
+    # Deal 2 with 1 cell: a layered proof, stopped and kept, then the plain solve with
+    # the same spill directory. It once went on from the kept proof, which keeps no path,
+    # and ended unknown after its whole budget; a short search in memory comes first.
+    spill = kept_proof_of(tmp_path, 2, 1, 100_000)
+    won = solve(2, cells=1, spill_dir=spill, max_seconds=600)
+    assert won.status == "solved" and won.nodes < 2_000_000
+    assert kept_proofs(spill) == []
+
+
+def test_a_layered_proof_that_meets_a_win_comes_back_solved(tmp_path):
+    # A small board that is won: the layered proof meets a won position, and the
+    # searches in memory find the line (once it ended "unknown", limit memory).
+    from fcanalyze import Variant, parse_board
+
+    rules = Variant.parse("freecell,columns=4", cells=1)
+    board = parse_board("Foundations: S-9 H-9 C-K D-K\nKS QH JS TH\nKH QS JH TS\n\n\n", rules)
+    result = solve(board, variant=rules, spill_dir=tmp_path, layered=True)
+    assert result.status == "solved", (result.status, result.limit, result.note)
+    assert "met a won position" in (result.note or "")

@@ -580,3 +580,16 @@ def test_more_shortest_nodes_prove_more_and_an_unproved_line_names_its_budget():
     # The default proof stops at its own 10,000 positions, and says so.
     default = solve(617, shortest=True)
     assert default.shortest_proved is False and default.shortest_limit == "nodes"
+
+
+def test_max_memory_bounds_the_whole_process_on_several_threads(tmp_path):
+    # A layered proof on 2 threads once peaked at 109.5 MB under --max-memory 100M (on 1,
+    # 94 MB): the driver's path and queue stayed beside the threads' shares, uncounted.
+    spill = tmp_path / "spill"
+    spill.mkdir(mode=0o700)
+    peak, out = peak_rss_of(
+        "solve", "26063", "--cells", "1", "--spill-dir", str(spill), "--layered", "--threads", "2",
+        "--max-memory", "100M", "--max-seconds", "40",
+    )  # fmt: skip
+    assert "deal 26063" in out
+    assert peak <= 100 << 20, f"{peak / 2**20:.1f} MiB"

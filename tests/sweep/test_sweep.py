@@ -30,6 +30,7 @@ from fcanalyze.dataset.store import SCHEMA, Dataset, read_dataset
 from fcanalyze.errors import FcanalyzeError
 from fcanalyze.game.deals import parse_deal_ranges, parse_deal_spans
 from fcanalyze.referee.replay import replay
+from fcanalyze.solving.budgets import kept_proofs
 from fcanalyze.sweep import parse_cells, plan_sweep, run_sweep, sweep
 
 # --- deal ranges and cell lists -----------------------------------------------------------
@@ -536,3 +537,30 @@ def test_a_shortest_sweep_records_each_won_jobs_line_and_whether_it_is_proved(tm
         else:
             assert row["shortest_proved"] is None and row["non_foundation_moves"] is None
     assert all(r["shortest_proved"] is None for r in plain)
+
+
+def test_ctrl_c_of_a_sweep_keeps_the_layered_proof_its_worker_was_in(tmp_path):
+    # Ctrl-C reaches the whole process group. The worker's layered proof once died
+    # with it, leaving an orphan directory of entries and no checkpoint, and the rerun
+    # started afresh; now the worker is asked to stop, and keeps the proof.
+    spill, out = tmp_path / "spill", tmp_path / "ds"
+    spill.mkdir(mode=0o700)
+    args = ["sweep", "--deals", "26063", "--cells", "1", "--workers", "1", "--spill-dir", spill, "--layered"]
+    args += ["--max-memory", "300M", "--out", out, "--no-progress"]
+    proc = fcanalyze_process(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    give_up = time.monotonic() + HANG
+    # The event: the proof's directory, once it has an entry file in it.
+    while not list(spill.glob("fcanalyze-proof-*/level-*")) and time.monotonic() < give_up:
+        assert proc.poll() is None, "the sweep ended before its proof could be stopped"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=HANG)
+    assert proc.returncode == 130, stderr
+    kept = kept_proofs(spill)
+    assert len(kept) == 1, sorted(p.name for p in spill.iterdir())
+    assert [p for p in spill.iterdir() if p not in kept] == []  # no orphan beside it
+    # The rerun goes on from it, to the verdict.
+    rerun = run_fcanalyze(*args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert [r["status"] for r in read_dataset(out, ["status"]).to_pylist()] == ["unsolvable"]
+    assert kept_proofs(spill) == []

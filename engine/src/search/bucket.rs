@@ -52,7 +52,8 @@ pub(super) fn depth_first_from(
     }
     match pass {
         Pass::Settled(Status::Unsolvable, ..) => FromEntry::Done,
-        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Unknown(Limit::Memory), false),
+        // A win, with no path to it (`layered` says so, and the job looks for the line).
+        Pass::Settled(Status::Solved, ..) => FromEntry::Ended(Status::Solved, false),
         Pass::Settled(Status::Unknown(Limit::Memory), ..) => FromEntry::Outgrown,
         Pass::Settled(status, ..) => FromEntry::Ended(status, true),
         Pass::Undecided(_) => unreachable!("the exhaustive pass settles"),
@@ -98,7 +99,7 @@ pub(super) fn search_bucket(
         }
         if entry.is_won() {
             // No path to it is kept: the job stays unknown, for want of memory.
-            return BucketEnd::Stopped(Status::Unknown(Limit::Memory), false);
+            return BucketEnd::Stopped(Status::Solved, false);
         }
         match depth_first_from(search, entry, rules, meter) {
             FromEntry::Done => {}

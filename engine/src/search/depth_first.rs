@@ -331,10 +331,15 @@ impl DepthFirstSearch {
         self.seen = FingerprintSet::new(self.seen.max_bytes());
     }
 
-    /// Empties the store, which the pass, having run out of moves, needs no more.
+    /// Empties the store, which the pass, having run out of moves, needs no more, and
+    /// gives back its path's memory: a path a million levels deep holds tens of
+    /// megabytes even empty, which another search (a level's threads) may need.
     pub(super) fn forget(&mut self) {
         debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
         self.seen = FingerprintSet::new(self.seen.max_bytes());
+        self.frames = vec![];
+        self.moves = vec![];
+        self.played = vec![];
     }
 
     /// Everything the pass holds: the store, and the path with its moves.

@@ -159,7 +159,7 @@ fn search(
             }
         }
         if s.is_won() {
-            return Err(Stopped { status: Status::Unknown(Limit::Memory), won: true, stored: 0 });
+            return Err(Stopped { status: Status::Solved, won: true, stored: 0 });
         }
         current.set_others(gate.bytes());
         match current.insert(s.fingerprint(rules)) {

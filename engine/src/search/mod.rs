@@ -232,22 +232,89 @@ fn straighter(
 /// Decides `start` under `rules` as `request` asks. `interrupted` is polled about ten
 /// times a second; when it says true the search stops with `Limit::Interrupted`.
 pub fn decide(start: &Position, rules: &Variant, request: &Request, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
+    let shortest = request.shortest.then_some(request.shortest_nodes);
     match request.spill.as_ref() {
-        Some(spill) if request.layered => prove_layered(start, rules, request.budget, spill, interrupted),
-        spill => solve_spilling(
-            start,
-            rules,
-            request.budget,
-            spill,
-            request.shortest.then_some(request.shortest_nodes),
-            interrupted,
-        ),
+        Some(spill) if request.layered => {
+            prove_layered_or_win(start, rules, request.budget, spill, shortest, interrupted)
+        }
+        spill => solve_spilling(start, rules, request.budget, spill, shortest, interrupted),
     }
 }
 
 /// Decides `start` under `rules` within `budget`.
 pub fn solve(start: &Position, rules: &Variant, budget: Budget, interrupted: &mut dyn FnMut() -> bool) -> Outcome {
     solve_spilling(start, rules, budget, None, None, interrupted)
+}
+
+/// Before a kept proof is gone on from, the searches in memory get this many positions:
+/// a job kept while it was being proved may be won all the same (a proof stopped early,
+/// or started with `--layered` on a job it cannot win), and the layered proof, which
+/// keeps no path, would hold its win back for as long as it ran. A second or two, next
+/// to a proof of minutes or hours.
+const KEPT_PROBE_NODES: u64 = 2_000_000;
+
+/// The searches in memory from `root`: the quick passes, then the last pass. Its
+/// verdict, the path of a win, and the positions stored.
+fn in_memory(root: &Position, rules: &Variant, meter: &mut Meter) -> (Status, Vec<Played>, usize) {
+    let mut states = 0;
+    for n in 0..=shaken_quick_passes(rules.cells) {
+        match depth_first(root, rules, meter, DepthFirst::quick(n)) {
+            Pass::Settled(status, path, stored) => return (status, path, states + stored),
+            Pass::Undecided(stored) => states += stored,
+        }
+    }
+    match settle(root, rules, meter, Schedule::for_rules(rules)) {
+        Pass::Settled(status, path, stored) => (status, path, states + stored),
+        Pass::Undecided(_) => unreachable!("the last pass settles"),
+    }
+}
+
+/// `in_memory` within at most `nodes` more positions (and the job's own budgets): None
+/// if that ran out before the job's own positions did, the job undecided.
+fn in_memory_for(
+    root: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+    nodes: u64,
+) -> Option<(Status, Vec<Played>, usize)> {
+    let job_nodes = meter.budget.max_nodes;
+    meter.budget.max_nodes = job_nodes.min(meter.nodes.saturating_add(nodes));
+    let found = in_memory(root, rules, meter);
+    meter.budget.max_nodes = job_nodes;
+    match found.0 {
+        Status::Unknown(Limit::Nodes) if meter.nodes < job_nodes => None,
+        // Out of memory in a short look: the kept proof, which needs little, goes on.
+        Status::Unknown(Limit::Memory) => None,
+        _ => Some(found),
+    }
+}
+
+/// The line of a win (`path` from `root`, the start after its `opening`), shortened,
+/// and with `shortest` (Some: the proof's positions, if given), the shortest the search
+/// finds, with what that search did.
+fn won_line(
+    start: &Position,
+    root: &Position,
+    opening: &[Played],
+    path: &[Played],
+    rules: &Variant,
+    shortest: Option<Option<u64>>,
+    meter: &mut Meter,
+) -> (Vec<Move>, Option<ShortestOutcome>) {
+    let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
+    let short = crate::shorten::shorten(start, rules, &line);
+    let found = if short.len() > STRAIGHTER_PAST {
+        straighter(start, root, opening, rules, meter).filter(|s| s.len() < short.len()).unwrap_or(short)
+    } else {
+        short
+    };
+    match shortest {
+        Some(proof_nodes) => {
+            let search = shortest::shortest_line(start, rules, &found, proof_nodes, meter);
+            (search.line.unwrap_or(found), Some(ShortestOutcome { proved: search.proved, limit: search.limit }))
+        }
+        None => (found, None),
+    }
 }
 
 /// `solve`, and when its proof runs out of memory, a layered proof (`prove_layered`)
@@ -267,38 +334,41 @@ fn solve_spilling(
     let mut root = start.clone();
     let mut opening = vec![];
     root.autoplay(rules, &mut opening);
-    // A proof kept from an earlier run goes on at once, if it checks out: the searches
-    // in memory ran out of memory before it began.
     let mut note = None;
-    if let Some(spill) = spill.filter(|spill| is_kept(&root, rules, spill)) {
-        let proof = layered(&root, rules, &mut meter, spill, true);
-        if matches!(proof.pass, Pass::Settled(..)) {
-            return layered_outcome(proof, &meter, begin);
-        }
-        note = proof.note;
-    }
-
-    // Best-first while it stays small, then exhaustive depth-first from scratch;
-    // `states` adds up what both passes stored.
     let mut states = 0;
+    // A proof kept from an earlier run goes on, if it checks out, after a short look in
+    // memory (KEPT_PROBE_NODES): the searches in memory ran out of memory before it
+    // began, or never ran (`--layered`).
     let mut settled = None;
-    let quick = (0..=shaken_quick_passes(rules.cells)).map(DepthFirst::quick);
-    let passes = quick.map(Some).chain([None]);
-    for pass in passes {
-        let outcome = match pass {
-            Some(how) => depth_first(&root, rules, &mut meter, how),
-            None => settle(&root, rules, &mut meter, Schedule::for_rules(rules)),
-        };
-        match outcome {
-            Pass::Settled(status, path, stored) => {
-                states += stored;
-                settled = Some((status, path));
-                break;
+    if let Some(spill) = spill.filter(|spill| is_kept(&root, rules, spill)) {
+        match in_memory_for(&root, rules, &mut meter, KEPT_PROBE_NODES) {
+            Some(found) if matches!(found.0, Status::Solved | Status::Unsolvable) => {
+                // Settled without it: nothing would ever go on from the kept proof.
+                drop_kept(start, rules, &spill.dir);
+                settled = Some(found);
             }
-            Pass::Undecided(stored) => states += stored,
+            // A budget ran out in the short look: the kept proof stays, to go on from.
+            Some(found) => settled = Some(found),
+            None => {
+                let proof = layered(&root, rules, &mut meter, spill, true);
+                if matches!(proof.pass, Pass::Settled(..)) {
+                    if !proof.met_win {
+                        return layered_outcome(proof, &meter, begin);
+                    }
+                    // A win met: the searches in memory look for its line, with what is left.
+                    states += proof.stored;
+                    note = proof.note;
+                } else {
+                    note = proof.note;
+                }
+            }
         }
     }
-    let (mut status, path) = settled.unwrap_or_else(|| unreachable!("the last pass settles"));
+    let (mut status, path, stored) = match settled {
+        Some(found) => found,
+        None => in_memory(&root, rules, &mut meter),
+    };
+    states += stored;
     let (mut peak_disk, mut kept) = (0, false);
     if let (Status::Unknown(Limit::Memory), Some(spill)) = (status, spill) {
         let proof = layered(&root, rules, &mut meter, spill, false);
@@ -309,29 +379,16 @@ fn solve_spilling(
         states += proof.stored;
         peak_disk = proof.peak_disk;
         kept = proof.kept;
-        note = match (note, proof.note) {
-            (Some(a), Some(b)) => Some(format!("{a}; then {b}")),
-            (a, b) => a.or(b),
-        };
+        let met = proof.met_win.then(|| {
+            "the layered proof met a won position: the deal is won, and a search with more memory finds its line"
+                .to_string()
+        });
+        note = [note, proof.note, met].into_iter().flatten().reduce(|a, b| format!("{a}; then {b}"));
     }
-    let mut shortest_outcome = None;
-    let solution = if status == Status::Solved {
-        let line: Vec<Move> = opening.iter().chain(path.iter()).map(|p| p.m).collect();
-        let short = crate::shorten::shorten(start, rules, &line);
-        let found = if short.len() > STRAIGHTER_PAST {
-            straighter(start, &root, &opening, rules, &mut meter).filter(|s| s.len() < short.len()).unwrap_or(short)
-        } else {
-            short
-        };
-        if let Some(proof_nodes) = shortest {
-            let search = shortest::shortest_line(start, rules, &found, proof_nodes, &mut meter);
-            shortest_outcome = Some(ShortestOutcome { proved: search.proved, limit: search.limit });
-            search.line.unwrap_or(found)
-        } else {
-            found
-        }
+    let (solution, shortest_outcome) = if status == Status::Solved {
+        won_line(start, &root, &opening, &path, rules, shortest, &mut meter)
     } else {
-        vec![]
+        (vec![], None)
     };
     Outcome {
         status,
@@ -367,6 +424,50 @@ pub fn prove_layered(
     root.autoplay(rules, &mut vec![]);
     let proof = layered(&root, rules, &mut meter, spill, false);
     layered_outcome(proof, &meter, begin)
+}
+
+/// `prove_layered`, as `--layered` asks for it: a win the proof meets is a won job, and
+/// the searches in memory find its line with what is left of the budgets (a job given
+/// to a layered proof is one thought lost, but the verdict is the deal's, not the
+/// guess's).
+fn prove_layered_or_win(
+    start: &Position,
+    rules: &Variant,
+    budget: Budget,
+    spill: &Spill,
+    shortest: Option<Option<u64>>,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Outcome {
+    let begin = Instant::now();
+    let mut meter = Meter::new(budget, begin, interrupted);
+    let mut root = start.clone();
+    let mut opening = vec![];
+    root.autoplay(rules, &mut opening);
+    let proof = layered(&root, rules, &mut meter, spill, false);
+    if !proof.met_win {
+        return layered_outcome(proof, &meter, begin);
+    }
+    let (status, path, stored) = in_memory(&root, rules, &mut meter);
+    let (solution, shortest_outcome) = if status == Status::Solved {
+        won_line(start, &root, &opening, &path, rules, shortest, &mut meter)
+    } else {
+        (vec![], None)
+    };
+    let met = "the layered proof met a won position; the searches in memory looked for its line".to_string();
+    Outcome {
+        status,
+        solution,
+        nodes: meter.nodes,
+        states: (proof.stored + stored) as u64,
+        max_depth: meter.max_depth,
+        peak_memory: meter.peak_memory,
+        peak_disk: proof.peak_disk,
+        seconds: begin.elapsed().as_secs_f64(),
+        resumed_seconds: proof.earlier.seconds,
+        kept: false,
+        note: Some(proof.note.map_or(met.clone(), |n| format!("{n}; then {met}"))),
+        shortest: shortest_outcome,
+    }
 }
 
 /// The outcome of a job that a layered proof alone settled or left.

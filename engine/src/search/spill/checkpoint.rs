@@ -9,13 +9,22 @@
 //! file deleted, truncated, damaged or replaced, a link, a FIFO, a crash before the
 //! files reached the disk, a directory planted by another user) and the kept proof is
 //! not gone on from: the proof starts afresh and says why.
+//!
+//! The CRCs catch damage, not forgery: anyone who can write the files could write
+//! matching CRCs. So the checkpoint's last line is a *seal*, SipHash-2-4 of the rest
+//! keyed with a secret of the user's own (`proof_key`: 16 random bytes in a file only
+//! the user may read, made on first use). A checkpoint rewritten by anyone without that
+//! key (to name fewer files, say, so that a lost-looking proof ends at once) does not
+//! check out. docs/correctness.md ("Kept proofs") states the trust model.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::files::{self, crc64, not_private, Written};
+use std::sync::OnceLock;
+
+use super::files::{self, not_private, Written};
 
 /// The file that makes a kept proof's directory one to go on from. Written last,
 /// once every entry is in its file, and removed first when a proof goes on from it:
@@ -45,7 +54,7 @@ pub(crate) struct Checkpoint {
 }
 
 impl Checkpoint {
-    fn text(&self, job: &str) -> String {
+    fn text(&self, job: &str, key: &[u8; 16]) -> String {
         let e = &self.earlier;
         let mut text = format!(
             "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\nfiles {}\n",
@@ -59,21 +68,23 @@ impl Checkpoint {
         for (name, w) in &self.files {
             text += &format!("{name} {} {:016x}\n", w.len, w.crc);
         }
-        // The checkpoint's own checksum, last: a checkpoint cut short or changed is none.
-        text += &format!("check {:016x}\n", crc64(0, text.as_bytes()));
+        // The seal, last: a checkpoint cut short, changed, or written without the
+        // user's key is none.
+        text += &format!("seal {:016x}\n", seal(key, text.as_bytes()));
         text
     }
 
     /// Writes the checkpoint into `dir`, durably, after making every file it names
     /// durable: after a crash it is there with the files whole, or not at all.
     pub(crate) fn write(&self, dir: &Path, job: &str) -> io::Result<()> {
+        let key = proof_key()?;
         for name in self.files.keys() {
             files::sync(&dir.join(name))?;
         }
         let part = dir.join(format!("{CHECKPOINT}.part"));
         let _ = fs::remove_file(&part);
         let mut file = files::create_new(&part)?;
-        file.write_all(self.text(job).as_bytes())?;
+        file.write_all(self.text(job, &key).as_bytes())?;
         file.sync_all()?;
         fs::rename(&part, dir.join(CHECKPOINT))?;
         files::sync(dir)
@@ -101,16 +112,18 @@ impl Checkpoint {
         if text.lines().next() != Some(job) {
             return Err("its checkpoint is of another job".into());
         }
-        parse(&text).ok_or_else(|| "its checkpoint is damaged".to_string())
+        let key = proof_key().map_err(|e| format!("the key that seals kept proofs cannot be read: {e}"))?;
+        parse(&text, &key)
+            .ok_or_else(|| "its checkpoint is damaged, or was not sealed with this user's key".to_string())
     }
 }
 
 /// The checkpoint in `text`, whose first line is its job's; None if any line is not
 /// as `Checkpoint::text` writes it.
-fn parse(text: &str) -> Option<Checkpoint> {
-    let body_end = text.rfind("check ")?;
+fn parse(text: &str, key: &[u8; 16]) -> Option<Checkpoint> {
+    let body_end = text.rfind("seal ")?;
     let (body, check) = text.split_at(body_end);
-    if check != format!("check {:016x}\n", crc64(0, body.as_bytes())) {
+    if check != format!("seal {:016x}\n", seal(key, body.as_bytes())) {
         return None;
     }
     let mut lines = body.lines().skip(1);
@@ -140,6 +153,81 @@ fn parse(text: &str) -> Option<Checkpoint> {
         files.insert(name.to_string(), written);
     }
     (files.len() == count && lines.next().is_none()).then_some(Checkpoint { earlier, files })
+}
+
+/// SipHash-2-4 of `bytes` under `key`: a keyed hash, which no one without the key can
+/// compute for a text of their own. (std's SipHasher is deprecated as a HashMap hasher,
+/// for speed; as a keyed hash it is what is needed.)
+#[allow(deprecated)]
+fn seal(key: &[u8; 16], bytes: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let (k0, k1) = key.split_at(8);
+    let mut hasher = std::hash::SipHasher::new_with_keys(
+        u64::from_le_bytes(k0.try_into().unwrap_or_else(|_| unreachable!("8 bytes"))),
+        u64::from_le_bytes(k1.try_into().unwrap_or_else(|_| unreachable!("8 bytes"))),
+    );
+    hasher.write(bytes);
+    hasher.finish()
+}
+
+/// The environment variable that names the key's file instead (tests use it).
+pub(crate) const KEY_FILE_VARIABLE: &str = "FCANALYZE_PROOF_KEY";
+
+/// Where the user's key lives: $FCANALYZE_PROOF_KEY, else
+/// $XDG_CONFIG_HOME/fcanalyze/proof-key, else ~/.config/fcanalyze/proof-key.
+fn key_path() -> io::Result<PathBuf> {
+    if let Some(path) = std::env::var_os(KEY_FILE_VARIABLE).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|p| !p.is_empty()).map(|h| PathBuf::from(h).join(".config")))
+        .ok_or_else(|| io::Error::other("neither HOME nor XDG_CONFIG_HOME is set"))?;
+    Ok(config.join("fcanalyze").join("proof-key"))
+}
+
+/// The user's key for sealing kept proofs: read from its file, or made there (16 bytes
+/// from the OS's random source, the file readable and writable by the user alone) on
+/// first use. A key file that others may read or write is refused: with it, anyone
+/// could seal a forged checkpoint.
+fn proof_key() -> io::Result<[u8; 16]> {
+    static KEY: OnceLock<Result<[u8; 16], String>> = OnceLock::new();
+    KEY.get_or_init(|| load_or_make_key(&key_path().map_err(|e| e.to_string())?).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(io::Error::other)
+}
+
+fn load_or_make_key(path: &Path) -> io::Result<[u8; 16]> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+    if let Some(parent) = path.parent() {
+        fs::DirBuilder::new().recursive(true).mode(0o700).create(parent)?;
+    }
+    match fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        Ok(mut file) => {
+            let mut key = [0u8; 16];
+            fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
+            file.write_all(&key)?;
+            file.sync_all()?;
+            Ok(key)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = fs::symlink_metadata(path)?;
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let me = unsafe { libc::geteuid() };
+            if !meta.is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
+                return Err(io::Error::other(format!(
+                    "{} must be a file of this user's that no one else may read or write (chmod 600 it)",
+                    path.display()
+                )));
+            }
+            let mut key = [0u8; 16];
+            let mut file = fs::File::open(path)?;
+            file.read_exact(&mut key)?;
+            Ok(key)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether `name` is an entry file's (`entry_file_name`'s), the only files a checkpoint names.
@@ -250,18 +338,21 @@ mod tests {
             earlier: RunsSoFar { stored: 5, nodes: 6, seconds: 7.25, peak_disk: 8, frontier: true },
             files,
         };
-        let text = checkpoint.text("job");
-        assert_eq!(parse(&text), Some(checkpoint.clone()));
+        let key = [7u8; 16];
+        let text = checkpoint.text("job", &key);
+        assert_eq!(parse(&text, &key), Some(checkpoint.clone()));
+        // Sealed with another key (anyone else's, or a forger's): refused.
+        assert_eq!(parse(&checkpoint.text("job", &[8u8; 16]), &key), None);
         // Each byte changed, and each length cut short: never read as a checkpoint.
         for i in 4..text.len() {
             let mut bytes = text.clone().into_bytes();
             bytes[i] ^= 0x01;
             if let Ok(changed) = String::from_utf8(bytes) {
-                assert_eq!(parse(&changed), None, "byte {i} changed");
+                assert_eq!(parse(&changed, &key), None, "byte {i} changed");
             }
-            assert_eq!(parse(&text[..i]), None, "cut at {i}");
+            assert_eq!(parse(&text[..i], &key), None, "cut at {i}");
         }
         let nan = Checkpoint { earlier: RunsSoFar { seconds: f64::NAN, ..checkpoint.earlier }, ..checkpoint };
-        assert_eq!(parse(&nan.text("job")), None, "seconds must be a number");
+        assert_eq!(parse(&nan.text("job", &key), &key), None, "seconds must be a number");
     }
 }
