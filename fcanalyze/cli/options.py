@@ -190,8 +190,8 @@ def spill_options(f):
         "--layered",
         is_flag=True,
         help="Start the layered proof at once (needs --spill-dir), skipping the searches in "
-        "memory: for a job already left unknown for want of memory, which the layered proof "
-        "can only prove lost.",
+        "memory: for a job already left unknown for want of memory, most likely lost. A won "
+        "position it meets sends the job to the searches in memory, which find its line.",
     )(f)
     f = click.option(
         "--max-disk",
@@ -210,7 +210,7 @@ def spill_options(f):
         help="When a proof outgrows --max-memory, go on with a layered proof that keeps the "
         "positions of later layers in files under DIR (an existing directory, on a fast "
         "local disk; the files are removed when the proof ends). It holds a small part of "
-        "the proof in memory at a time, and can only prove a deal lost: a win it meets "
-        "leaves the job unknown.",
+        "the proof in memory at a time, and keeps no path: a win it meets leaves the job "
+        "unknown (memory), saying the deal is won.",
     )(f)
     return f

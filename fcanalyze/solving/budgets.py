@@ -226,7 +226,7 @@ class Budgets:
     below `keep_free` (`default_keep_free`), however it was filled; without it such a
     proof ends `unknown`. With
     `layered`, the layered proof starts at once, skipping the searches in memory: for
-    jobs known to be too big for memory, which it can only prove lost. With
+    jobs known to be too big for memory (a win it meets is found in memory). With
     `shortest`, a won job's line is the shortest the search finds within these
     budgets. With `whole_process`, `max_memory` bounds the process, not only the
     search. `threads` is how many threads a layered proof searches the buckets of a

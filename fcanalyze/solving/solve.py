@@ -133,7 +133,7 @@ def solve(
             max_disk (bytes or text; default half the space free there) of files it
             removes when done, and stopping (limit 'disk') before the free space
             there falls below half of what it was (1 GiB with max_disk given). It
-            only proves losses: a win it meets leaves 'unknown'.
+            keeps no path: a win it meets leaves 'unknown' (memory), and says so.
             A layered proof that a budget stops (time, nodes, memory, disk, Ctrl-C) is
             kept there, and the next solve of the same job with the same spill_dir
             goes on from it: hours of proof can be spread over several runs.
