@@ -130,6 +130,12 @@ DEFAULT_SWEEP_DEALS = "1-1000"
     f"all; none; or hard, those whose search expanded at least {HARD_NODES:,} positions. "
     "Move counts stay in every row. Without solutions a 4-cell row takes about a fifth of the space.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan (the jobs to run, per cell count) and about how long it will take, "
+    "from the shipped table's positions, and run nothing.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is off anyway when stderr is not a terminal).")
 @click.option(
     "--log-file", metavar="FILE", default=None, help="Write every job's log record (from all workers) to FILE."
@@ -154,6 +160,7 @@ def sweep(
     escalate,
     scheduler,
     solutions,
+    dry_run,
     no_progress,
     log_file,
     verbose,
@@ -178,6 +185,30 @@ def sweep(
     def show_plan(plan) -> None:
         if plan.why:
             click.echo(plan.why, err=True)
+        said = plan_text(plan)
+        if said:
+            click.echo(said, err=True)
+
+    if dry_run:
+        from ..sweep.plan import plan_sweep
+
+        fresh = Path(out) if "://" not in out and not Path(out).exists() else None
+        plan = plan_sweep(
+            deals, cells, out, variant=variant, workers=workers, max_seconds=max_seconds or None,
+            max_nodes=max_nodes, max_memory=max_memory, spill_dir=spill_dir, max_disk=max_disk,
+            layered=layered, threads=threads, shortest=shortest, shortest_nodes=shortest_nodes,
+            retry_unknown=retry_unknown, scheduler=scheduler, solutions=solutions,
+        )  # fmt: skip
+        try:
+            if plan.why:
+                click.echo(plan.why)
+            click.echo(plan_text(plan) or "nothing to run")
+        finally:
+            plan.close()
+            if fresh is not None and fresh.is_dir() and [p.name for p in fresh.iterdir()] == [".lock"]:
+                (fresh / ".lock").unlink()
+                fresh.rmdir()
+        return
 
     def show_round(summary: SweepSummary, following: float | None) -> None:
         _show_summary(summary, out)
@@ -333,3 +364,16 @@ def _show_summary(summary: SweepSummary, out: str) -> None:
             "their jobs have no rows yet: run the same command again to retry them.",
             err=True,
         )
+
+
+def plan_text(plan) -> str | None:
+    """The plan in a line: the jobs to run per cell count, and about how long they will
+    take (a local pool's; a cluster's plan says nothing until its chunks are listed)."""
+    estimate = getattr(plan, "estimate", None)
+    if estimate is None or not plan.to_run:
+        return None
+    found = estimate()
+    counts = ", ".join(f"{n:,} with {k}" for k, n in sorted(plan.open_by_cells.items(), reverse=True))
+    settled = plan.to_run - found.jobs
+    implied = f" (the table has {settled:,} of them lost with more cells: proofs there settle them)" if settled else ""
+    return f"{plan.rules.name}: {plan.to_run:,} jobs to run ({counts}){implied}: {found.text(plan.n_workers)}"

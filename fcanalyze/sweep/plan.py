@@ -7,7 +7,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,6 +28,7 @@ from ..solving.budgets import (
     threads_within,
 )
 from ..status import ERROR, UNKNOWN
+from .estimate import Estimate, estimate
 from .progress import Progress, expected_cost
 from .queue import JobQueue
 from .recorder import Recorder
@@ -277,6 +278,24 @@ class SweepPlan:
         self.summary = SweepSummary(dataset.path, rules.name, len(space), len(space) - self.to_run)
         self.summary.cells = list(space.cells)
         self.summary.max_seconds = budgets.max_seconds
+        self.open_by_cells = {k: n for k, n in to_run_by_cells.items() if n}
+        self._redo = redo
+
+    def estimate(self) -> Estimate:
+        """How long the open jobs will take on the workers, from the shipped table's
+        positions (sweep.estimate): before the sweep, for a plan or --dry-run."""
+        kept, redo, space = self.dataset.status, self._redo, self.space
+
+        def open_jobs() -> Iterator[tuple[int, int]]:
+            for i in range(len(space)):
+                deal, _, cells = key = space.key(i)
+                status = kept.get(key)
+                if status is None or status in redo:
+                    yield deal, cells
+
+        return estimate(
+            open_jobs, self.open_by_cells, space.variant, space.cells, self.n_workers, self.budgets.max_seconds
+        )
 
     def record(self, row: Row) -> None:
         if self.recorder.record(with_solution_kept(row, self.solutions)):

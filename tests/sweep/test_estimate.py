@@ -1,0 +1,66 @@
+"""A sweep's estimate before it runs: each job's cost from the shipped table's positions, jobs a proof with more cells settles left out, and --dry-run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fcanalyze.sweep.estimate import JOB_SECONDS, POSITION_SECONDS, duration, estimate, table_effort
+
+
+def jobs(*pairs):
+    return lambda: iter(pairs)
+
+
+def counted(*pairs):
+    by: dict[int, int] = {}
+    for _, k in pairs:
+        by[k] = by.get(k, 0) + 1
+    return by
+
+
+def test_a_job_costs_its_positions_in_the_table_up_to_its_time_budget():
+    nodes, _ = table_effort("freecell")[(982, 2)]  # a proof of 3 billion positions
+    pairs = ((982, 2),)
+    capped = estimate(jobs(*pairs), counted(*pairs), "freecell", [2], 1, 90.0)
+    assert capped.jobs == 1 and capped.known == 1 and capped.seconds == pytest.approx(90.5)
+    whole = estimate(jobs(*pairs), counted(*pairs), "freecell", [2], 1, None)
+    assert whole.seconds == pytest.approx(JOB_SECONDS + nodes * POSITION_SECONDS)
+
+
+def test_a_job_a_proof_with_more_cells_settles_costs_nothing():
+    # 11982 is lost with 4 cells: with 4 in the sweep, its 3-cell job is no search.
+    pairs = ((11982, 4), (11982, 3))
+    both = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 3], 1, 90.0)
+    assert both.jobs == 1
+    alone = estimate(jobs((11982, 3)), counted((11982, 3)), "freecell", [3], 1, 90.0)
+    assert alone.jobs == 1 and alone.seconds > 0
+
+
+def test_jobs_are_laid_out_on_the_workers_the_long_ones_first():
+    # Two long jobs and many short ones on two workers: the long ones run side by side.
+    pairs = ((982, 2), (24966, 1)) + tuple((d, 4) for d in range(1, 1001))
+    two = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 2, 1], 2, 90.0)
+    one = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 2, 1], 1, 90.0)
+    assert two.seconds < 0.6 * one.seconds and two.worker_seconds == pytest.approx(one.worker_seconds)
+
+
+def test_deals_past_the_table_cost_a_typical_job():
+    pairs = ((40_000, 4), (50_000, 4))
+    found = estimate(jobs(*pairs), counted(*pairs), "freecell", [4], 1, 90.0)
+    assert found.known == 0 and found.jobs == 2 and 0 < found.seconds < 1
+
+
+@pytest.mark.parametrize("seconds,text", [(5, "5 s"), (600, "10 min"), (3 * 3600, "3.0 h"), (3 * 86400, "3.0 days")])
+def test_durations_read_in_their_own_unit(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_dry_run_prints_the_plan_and_its_estimate_and_runs_nothing(tmp_path, run_cli):
+    out = tmp_path / "ds"
+    result = run_cli("sweep", "--deals", "1-1000", "--cells", "4,2,1", "--dry-run", "--out", out, "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert "freecell: 3,000 jobs to run (1,000 with 4, 1,000 with 2, 1,000 with 1)" in result.stdout
+    assert re.search(r"about \d+ (s|min) on 2 workers \(from the shipped table's positions\)", result.stdout)
+    assert not out.exists()
