@@ -20,6 +20,11 @@ answers from. The peer (fc-solve) has no proof of these: its presets give up.
   python scripts/bench_intractable.py                        # all nine, every core
   python scripts/bench_intractable.py --deals 219837216 --compare-threads
   python scripts/bench_intractable.py --record               # and ship the verdicts
+
+It is resumable: the proofs' files go to --spill-dir (default ./fcanalyze-intractable-spill,
+kept between runs), so a run stopped by Ctrl-C or --max-seconds keeps its proof there
+and the next run goes on from it; with --record, each verdict is written as soon as it
+is proved, and a deal already recorded is skipped (--again runs it anyway).
 """
 
 from __future__ import annotations
@@ -28,10 +33,8 @@ import argparse
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,12 +46,18 @@ EARLIER_MEMORY = "256 GB"
 RECORD = Path(__file__).resolve().parent.parent / "fcanalyze" / "data" / "microsoft-extended-4cells.csv"
 
 
-def prove(deal: int, spill: Path, memory: str, threads: int, max_seconds: float | None) -> dict:
+def prove(
+    deal: int, spill: Path, memory: str, threads: int, max_seconds: float | None, max_disk: str | None = None
+) -> dict:
     """One layered proof in a child process: its JSON result, wall time and peak RSS."""
+    from fcanalyze import __version__
+
     command = [sys.executable, "-m", "fcanalyze", "solve", str(deal), "--cells", "4", "--layered"]
     command += ["--spill-dir", str(spill), "--max-memory", memory, "--threads", str(threads), "--json"]
     if max_seconds is not None:
         command += ["--max-seconds", f"{max_seconds:g}"]
+    if max_disk is not None:
+        command += ["--max-disk", max_disk]
     begin = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE)
     out = child.stdout.read() if child.stdout else b""
@@ -58,7 +67,7 @@ def prove(deal: int, spill: Path, memory: str, threads: int, max_seconds: float 
     if code not in (1, 3):  # unsolvable, unknown
         sys.exit(f"deal {deal}: fcanalyze solve exited with {code}: {out.decode(errors='replace')[-500:]}")
     result = json.loads(out)
-    result.update(wall=wall, rss=usage.ru_maxrss * 1024, threads=threads)
+    result.update(wall=wall, rss=usage.ru_maxrss * 1024, threads=threads, engine_version=__version__)
     return result
 
 
@@ -66,12 +75,25 @@ def gib(n: float) -> str:
     return f"{n / (1 << 30):.2f}"
 
 
+# The shipped file's columns: the verdict, the proof's positions, and what it took on
+# the machine that made it (wall time, peak resident memory as the OS counted it, disk).
+RECORD_COLUMNS = [
+    "deal", "cells", "status", "states", "nodes", "seconds", "peak_rss", "peak_disk",
+    "threads", "max_memory", "engine_version", "how",
+]  # fmt: skip
+
+
+def recorded() -> dict[int, dict]:
+    """The rows of the shipped file, by deal."""
+    if not RECORD.is_file():
+        return {}
+    with RECORD.open() as f:
+        return {int(r["deal"]): r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+
 def record(rows: list[dict]) -> None:
     """Adds the proved verdicts to the shipped file, one row per deal, sorted."""
-    kept: dict[int, dict] = {}
-    if RECORD.is_file():
-        with RECORD.open() as f:
-            kept = {int(r["deal"]): r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+    kept = recorded()
     for r in rows:
         if r["status"] == "unsolvable":
             kept[r["deal"]] = {
@@ -80,17 +102,24 @@ def record(rows: list[dict]) -> None:
                 "status": "unsolvable",
                 "states": r["states"],
                 "nodes": r["nodes"],
-                "how": f"layered proof, --max-memory {r['memory']}, {r['threads']} threads",
+                "seconds": f"{r['wall']:.0f}",
+                "peak_rss": r["rss"],
+                "peak_disk": r["peak_disk"],
+                "threads": r["threads"],
+                "max_memory": r["memory"],
+                "engine_version": r["engine_version"],
+                "how": f"layered proof, --max-memory {r['memory']}, {r['threads']} thread(s)",
             }
     with RECORD.open("w", newline="") as f:
         f.write(
-            "# Deals of the extended range proved lost by scripts/bench_intractable.py --record\n"
-            "# (classic FreeCell rules); fcanalyze lookup answers from it.\n"
+            "# Deals of the extended range proved lost by scripts/bench_intractable.py --record (classic\n"
+            "# FreeCell rules); fcanalyze lookup answers from it. seconds: wall time; peak_rss: the proof's\n"
+            "# peak resident memory as the OS counted it, and peak_disk its most bytes on disk; both in bytes.\n"
         )
-        writer = csv.DictWriter(f, ["deal", "cells", "status", "states", "nodes", "how"], lineterminator="\n")
+        writer = csv.DictWriter(f, RECORD_COLUMNS, lineterminator="\n", restval="")
         writer.writeheader()
         for deal in sorted(kept):
-            writer.writerow(kept[deal])
+            writer.writerow({k: kept[deal].get(k, "") for k in RECORD_COLUMNS})
 
 
 def main() -> None:
@@ -101,43 +130,51 @@ def main() -> None:
         help="comma-separated deals (default the nine)",
     )
     p.add_argument("--max-memory", default="8G", help="each proof's memory budget (default 8G)")
+    p.add_argument("--max-disk", default=None, help="each proof's disk budget (default half the space free)")
     p.add_argument("--threads", type=int, default=cores(), help="default every core")
     p.add_argument("--compare-threads", action="store_true", help="also run each on 1 thread, print the speed-up")
     p.add_argument("--max-seconds", type=float, default=None, help="each proof's time budget (default none)")
-    p.add_argument("--spill-dir", type=Path, default=None, help="where the proofs' files go (default a temp dir)")
-    p.add_argument("--record", action="store_true", help=f"add the verdicts to {RECORD.name}")
+    p.add_argument(
+        "--spill-dir",
+        type=Path,
+        default=Path("fcanalyze-intractable-spill"),
+        help="where the proofs' files go, and are kept between runs (default ./fcanalyze-intractable-spill)",
+    )
+    p.add_argument("--record", action="store_true", help=f"add each verdict to {RECORD.name} as it is proved")
+    p.add_argument("--again", action="store_true", help="run the deals already recorded too")
     args = p.parse_args()
     deals = [int(d) for d in args.deals.split(",")]
-    base = args.spill_dir or Path(tempfile.gettempdir())
-    spill = Path(tempfile.mkdtemp(prefix="fcanalyze-bench-", dir=base))
+    if args.record and not args.again:
+        done = recorded()
+        skipped = [d for d in deals if d in done]
+        deals = [d for d in deals if d not in done]
+        if skipped:
+            print(f"already recorded, skipped: {', '.join(map(str, skipped))} (--again runs them)")
+    args.spill_dir.mkdir(mode=0o700, exist_ok=True)
     runs = [args.threads, 1] if args.compare_threads and args.threads != 1 else [args.threads]
     header = f"{'deal':>11} {'threads':>7} {'verdict':>10} {'positions':>14} {'nodes':>14} {'wall s':>8} {'peak RSS GiB':>12}"
     print(f"{header} {'disk GiB':>8}   earlier proof", flush=True)
-    rows, total = [], 0.0
-    try:
-        for deal in deals:
-            times = {}
-            for threads in runs:
-                r = prove(deal, spill, args.max_memory, threads, args.max_seconds)
-                r.update(memory=args.max_memory)
-                times[threads] = r
-                total += r["wall"]
-                verdict = r["status"] if r["status"] != "unknown" else f"unknown ({r['limit']})"
-                print(
-                    f"{deal:>11} {threads:>7} {verdict:>10} {r['states']:>14,} {r['nodes']:>14,} {r['wall']:>8.0f} "
-                    f"{gib(r['rss']):>12} {gib(r['peak_disk']):>8}   {EARLIER_MEMORY} machine",
-                    flush=True,
-                )
-                rows.append(r)
-            if len(times) == 2:
-                many, one = times[args.threads], times[1]
-                same = "same positions" if many["states"] == one["states"] else "POSITIONS DIFFER"
-                print(f"{deal:>11} speed-up on {args.threads} threads: {one['wall'] / many['wall']:.2f}x ({same})")
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+    total = 0.0
+    for deal in deals:
+        times = {}
+        for threads in runs:
+            r = prove(deal, args.spill_dir, args.max_memory, threads, args.max_seconds, args.max_disk)
+            r.update(memory=args.max_memory)
+            times[threads] = r
+            total += r["wall"]
+            verdict = r["status"] if r["status"] != "unknown" else f"unknown ({r['limit']})"
+            print(
+                f"{deal:>11} {threads:>7} {verdict:>10} {r['states']:>14,} {r['nodes']:>14,} {r['wall']:>8.0f} "
+                f"{gib(r['rss']):>12} {gib(r['peak_disk']):>8}   {EARLIER_MEMORY} machine",
+                flush=True,
+            )
+            if args.record and threads == runs[0]:
+                record([r])
+        if len(times) == 2:
+            many, one = times[args.threads], times[1]
+            same = "same positions" if many["states"] == one["states"] else "POSITIONS DIFFER"
+            print(f"{deal:>11} speed-up on {args.threads} threads: {one['wall'] / many['wall']:.2f}x ({same})")
     print(f"total wall time {total / 60:.1f} min")
-    if args.record:
-        record(rows)
 
 
 if __name__ == "__main__":

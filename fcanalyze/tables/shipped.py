@@ -197,7 +197,9 @@ def extended_facts() -> dict[int, DealFacts]:
     with file.open(newline="") as f:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
             deal, cells = int(row["deal"]), int(row["cells"])
-            nodes = int(row["nodes"]) if row.get("nodes") else None
+            # A layered proof's measure is the positions it reached (`states`), which
+            # lookup shows; its nodes are in the file for the record.
+            nodes = None
             proved = Verdict(
                 cells,
                 row["status"],

@@ -329,7 +329,10 @@ def test_the_extended_range_deals_proved_lost_are_looked_up_and_agree_with_the_p
     deal = min(proved)
     shown = run_cli("lookup", str(deal))
     assert shown.exit_code == 0 and EXTENDED_NAME in shown.stdout
-    assert f"proved by exhaustive search ({proved[deal].verdicts[4].states:,} positions reached)" in shown.stdout
+    v = proved[deal].verdicts[4]
+    assert (
+        f"proved by exhaustive search ({v.states:,} positions reached, by fcanalyze {v.engine_version})" in shown.stdout
+    )
     assert "fewest cells that win it: none (not even 4)" in shown.stdout
     listed = run_cli("lookup", f"31999-32001,{deal}")
     assert [line.split()[0] for line in listed.stdout.splitlines()[1:-1]] == ["31999", "32000", str(deal)]
