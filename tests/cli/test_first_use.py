@@ -184,7 +184,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     assert done.stdout.strip() == "[]"
 
 
-def test_the_readme_tour_runs_no_job_of_billions_and_spills_where_the_user_says():
+def test_the_tour_runs_no_job_of_billions_and_spills_where_the_user_says():
     """The tour's hard sweep once listed 982, whose 2-cell proof takes 3.1 billion
     positions (over ten minutes, 6.5 GB); its spill demo used /tmp, shared with every
     user, and a memory budget the proof fit in. The tour's jobs are the shipped table's,
@@ -193,8 +193,7 @@ def test_the_readme_tour_runs_no_job_of_billions_and_spills_where_the_user_says(
 
     from fcanalyze.tables.shipped import lookup
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    tour = readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    tour = (Path(__file__).parents[2] / "docs" / "tour.md").read_text()
     listed = re.search(r"printf '([0-9\\n]+)' > hard\.txt", tour)
     assert listed is not None
     deals = [int(d) for d in listed.group(1).split("\\n") if d]

@@ -49,7 +49,9 @@ def test_out_of_range_numbers_are_refused_not_wrapped(bad):
         microsoft_deal(bad)
 
 
-@pytest.mark.parametrize("text,number", [("617", 617), ("11,982", 11982), (" 8_589_934_591 ", LAST_DEAL)])
+@pytest.mark.parametrize(
+    "text,number", [("617", 617), ("11,982", 11982), (" 8589934591 ", LAST_DEAL), ("8,589,934,591", LAST_DEAL)]
+)
 def test_deal_numbers_parse_from_user_text(text, number):
     assert parse_deal_number(text) == number
 

@@ -312,9 +312,10 @@ def test_a_proof_that_outgrows_memory_goes_on_layered_on_disk_and_cleans_up(tmp_
 def test_layered_starts_the_layered_proof_at_once_and_can_only_prove_losses(tmp_path, run_cli):
     """--layered skips the searches in memory: 11982 with 4 cells is proved lost by the
     layered proof alone, which stores only the exhaustive pass's positions (the whole
-    solve stores the quick passes' too); a winnable deal is left unknown, as it keeps
-    no path to a win (shown on a small won-in-twelve-moves board: a whole deal's
-    winnable state space is far too big to exhaust in a test)."""
+    solve stores the quick passes' too); a winnable deal's proof meets a win, to which
+    it keeps no path, and the searches in memory find the line (shown on a small
+    won-in-twelve-moves board: a whole deal's winnable state space is far too big to
+    exhaust in a test)."""
     spill = tmp_path / "spill"
     spill.mkdir()
     whole = solve(11982)
@@ -325,17 +326,18 @@ def test_layered_starts_the_layered_proof_at_once_and_can_only_prove_losses(tmp_
     board = tmp_path / "kings-over-queens.board"
     board.write_text("Foundations: H-J C-J D-J S-J\nFreecells:\nQH KH\nQS KS\nQD KD\nQC KC\n")
     assert run_cli("solve", "--board", board, "--cells", "0").exit_code == 0
+    # The layered proof meets the win and keeps no path; the searches in memory find it.
     won = run_cli("solve", "--board", board, "--cells", "0", "--layered", "--spill-dir", spill)
-    assert won.exit_code == 3 and "UNKNOWN (limit: memory)" in won.stdout
-    assert "the layered proof met a win" in won.stdout
+    assert won.exit_code == 0 and "SOLVED" in won.stdout, won.output
+    assert "met a won position" in won.stdout
 
 
 def test_a_layered_proof_on_two_threads_stores_what_it_stores_on_one(tmp_path, run_cli):
     """--threads 2 searches the classes of a level at once; the proof stores exactly the
-    positions it stores on one thread, within the same memory budget, whether every
-    class fits a thread's half of it (8 MiB each) or some outgrow it (1 MiB) and are
-    searched again alone; the default is every core."""
-    for memory in ("16M", "2M"):
+    positions it stores on one thread, within the same memory budget (the Rust test
+    the_layered_proof_on_two_threads_stores_exactly_what_it_stores_on_one also holds
+    it where classes outgrow a thread's share); the default is every core."""
+    for memory in ("64M", "32M"):
         one = solve(11982, spill_dir=tmp_path, layered=True, max_memory=memory, threads=1)
         two = solve(11982, spill_dir=tmp_path, layered=True, max_memory=memory, threads=2)
         assert one.status == two.status == "unsolvable"
@@ -378,11 +380,10 @@ def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_fr
     # Another job's proof (3 cells) starts afresh beside it.
     other = solve(11982, cells=3, spill_dir=spill, layered=True, max_nodes=1000)
     assert other.kept and other.resumed_seconds == 0 and len(kept_proofs(spill)) == 2
-    # Without --layered too: a job with a kept proof goes on from it at once.
-    runs = [solve(11982, spill_dir=spill, max_nodes=int(third))]
+    runs = [solve(11982, spill_dir=spill, layered=True, max_nodes=int(third))]
     while runs[-1].status == "unknown":
         assert runs[-1].kept and len(runs) < 10
-        runs.append(solve(11982, spill_dir=spill, max_nodes=int(third)))
+        runs.append(solve(11982, spill_dir=spill, layered=True, max_nodes=int(third)))
     last = runs[-1]
     assert last.status == "unsolvable" and not last.kept and last.resumed_seconds > 0
     assert last.states == whole.states and last.nodes >= whole.nodes
@@ -390,6 +391,12 @@ def test_a_layered_proof_stopped_by_a_budget_is_kept_and_the_next_run_goes_on_fr
     goes_on = run_cli("solve", "11982", "--cells", "3", "--layered", "--spill-dir", spill)
     assert goes_on.exit_code == 1 and f"went on from a layered proof kept in {spill}" in goes_on.stdout
     assert list(spill.iterdir()) == []
+    # Without --layered, a short search in memory comes first, and settles a job as
+    # small as this one: the kept proof, which nothing would go on from, is removed.
+    solve(11982, spill_dir=spill, layered=True, max_nodes=int(third))
+    assert len(kept_proofs(spill)) == 1
+    settled = solve(11982, spill_dir=spill)
+    assert settled.status == "unsolvable" and kept_proofs(spill) == []
 
 
 def test_a_sweep_drops_the_kept_proof_of_a_job_that_a_proof_with_more_cells_settles(tmp_path, run_cli):

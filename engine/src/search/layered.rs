@@ -52,9 +52,10 @@ use super::{Limit, Pass, Status};
 /// cell at `--max-memory 100M` peaked 15 MB higher on 2 threads than on 1 before it was
 /// taken off the budget.
 pub(crate) const THREAD_OVERHEAD: usize = 8 << 20;
-/// The least memory a thread of a layered proof is started with: its overhead, and a
-/// store worth searching with (fcanalyze.solving.budgets.THREAD_MEMORY says the same).
-pub(crate) const MIN_THREAD_MEMORY: usize = 16 << 20;
+/// The least share of the budget a thread of a layered proof is started with; the
+/// command line asks for more (fcanalyze.solving.budgets.THREAD_MEMORY, 16 MiB a
+/// thread, overhead included) and refuses a thread count the budget cannot give it.
+pub(crate) const MIN_THREAD_SHARE: usize = 128 << 10;
 
 #[cfg(test)]
 thread_local! {
@@ -189,11 +190,13 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     // arena of the allocator's that keeps some of what it frees), taken off the budget
     // first; a thread that the budget cannot give MIN_THREAD_MEMORY is not started.
     let budget = meter.budget.max_memory;
-    let threads = spill.threads.clamp(1, (budget / MIN_THREAD_MEMORY).max(1));
+    let threads = spill.threads.clamp(1, (budget / MIN_THREAD_SHARE).max(1));
+    // (A budget of a few MiB, as tests give, keeps a quarter for the threads' overhead.)
+    let overhead = THREAD_OVERHEAD.min(budget / (4 * threads));
     // The driver's own queue (its cache of entries written, its buffers) stays beside
     // them too.
     let held = if threads > 1 { gate.bytes() } else { 0 };
-    let share = budget.saturating_sub((threads - 1) * THREAD_OVERHEAD + held).max(MIN_THREAD_MEMORY / 2) / threads;
+    let share = (budget.saturating_sub((threads - 1) * overhead + held) / threads).max(MIN_THREAD_SHARE / 2);
     let mut beside: Vec<DepthFirstSearch> = if threads > 1 {
         (0..threads).map(|_| DepthFirstSearch::gated(root, rules, share, gate.another(share))).collect()
     } else {
