@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..tables.published import CLASSIC_DEALS
 from ..tables.shipped import LONG_JOB_NODES, TABLE_NAMES, table_path
@@ -17,9 +19,8 @@ from .progress import expected_cost
 # position of the table's counts, the engine's and the referee's time together).
 JOB_SECONDS = 0.0003
 POSITION_SECONDS = 600e-9
-# Past this many jobs the plan is not laid out job by job (a sweep of the extended
-# range has billions): the jobs' mean cost per cell count is spread over the workers.
-LAID_OUT_JOBS = 2_000_000
+# The cell counts a table may hold (0..8): the columns of its arrays.
+CELL_COUNTS = 9
 
 
 @dataclass(frozen=True)
@@ -59,78 +60,105 @@ def job_seconds(nodes: int | None, cells: int, max_seconds: float | None) -> flo
     return min(seconds, max_seconds + 0.5) if max_seconds else seconds
 
 
+@dataclass(frozen=True)
+class Effort:
+    """A shipped table's positions as arrays indexed by [deal, cells]: `nodes` (-1 where
+    no search ran, or the table lacks the job) and `lost` (proved or implied lost)."""
+
+    nodes: np.ndarray
+    lost: np.ndarray
+
+
 @functools.cache
-def table_effort(variant: str) -> dict[tuple[int, int], tuple[int | None, int | None]]:
-    """(deal, cells) -> (positions expanded, the larger cell count whose proof settled
-    it) from `variant`'s shipped table; empty without one. Only for estimates and job
-    order: a sweep never takes a verdict from it."""
+def table_effort(variant: str) -> Effort | None:
+    """`variant`'s shipped table as an Effort; None without one. Only for estimates and
+    job order: a sweep never takes a verdict from it."""
     import pyarrow.parquet as pq
 
     file = table_path(variant) if variant in TABLE_NAMES else None
     if file is None or not file.is_file():
-        return {}
-    table = pq.ParquetFile(file).read(columns=["deal", "cells", "variant", "nodes", "status"], use_threads=False)
-    rows = zip(*(table.column(c).to_pylist() for c in ("deal", "cells", "variant", "nodes", "status")))
-    return {(d, k): (n, None if s != "unsolvable" else k) for d, k, v, n, s in rows if v == variant}
+        return None
+    table = pq.ParquetFile(file).read(columns=["deal", "cells", "nodes", "status"], use_threads=False)
+    deals = table.column("deal").to_numpy()
+    cells = table.column("cells").to_numpy().astype(np.int64)
+    nodes = np.full((CLASSIC_DEALS + 1, CELL_COUNTS), -1, dtype=np.int64)
+    lost = np.zeros((CLASSIC_DEALS + 1, CELL_COUNTS), dtype=bool)
+    nodes[deals, cells] = table.column("nodes").fill_null(-1).to_numpy()
+    lost[deals, cells] = table.column("status").to_numpy(zero_copy_only=False) == "unsolvable"
+    return Effort(nodes, lost)
 
 
 def estimate(
-    jobs: Callable[[], Iterable[tuple[int, int]]],
-    by_cells: dict[int, int],
-    variant: str,
+    spans: Iterable[tuple[int, int]],
     cells_run: list[int],
+    done: Iterable[tuple[int, int]],
+    variant: str,
     workers: int,
     max_seconds: float | None,
 ) -> Estimate:
-    """The estimate for the open jobs of a sweep of `cells_run` under `variant` on
-    `workers`: `jobs()` gives them, (deal, cells) in the sweep's order, and `by_cells`
-    counts them per cell count. A job the table has lost with a larger cell
-    count of the sweep costs nothing: the sweep settles it by that proof. The jobs are
-    laid out as the sweep hands them out (the table's long jobs first, each on a worker
-    of its own, then the rest in order), each to the first worker free."""
+    """The estimate for a sweep of the deals in `spans` (inclusive) at `cells_run` under
+    `variant` on `workers`, less the (deal, cells) jobs `done`. A job the table has lost
+    with a larger cell count of the sweep costs nothing: the sweep settles it by that
+    proof. The jobs are laid out as the sweep hands them out: the table's long jobs
+    first, the longest first, each to the first worker free; then the rest, spread
+    over the workers."""
     effort = table_effort(variant)
     means = _mean_seconds(variant, max_seconds)
-    count = sum(by_cells.values())
-    if count > LAID_OUT_JOBS:
-        work = sum(n * means.get(k, job_seconds(None, k, max_seconds)) for k, n in by_cells.items())
-        return Estimate(count, work, work / max(1, workers), 0)
-    lost_at: dict[int, int] = {}  # deal -> the most cells of this sweep it is lost with
-    costs: list[tuple[bool, float]] = []
+    spans = list(spans)
+    in_table = [(max(lo, 1), min(hi, CLASSIC_DEALS)) for lo, hi in spans if lo <= CLASSIC_DEALS]
+    deals = np.concatenate([np.arange(lo, hi + 1) for lo, hi in in_table if lo <= hi] or [np.zeros(0, np.int64)])
+    beyond = sum(hi - lo + 1 for lo, hi in spans) - len(deals)
+    done_set = {(d, k) for d, k in done}
     known = searched = 0
-    for deal, k in jobs():
-        if deal in lost_at and lost_at[deal] > k:
-            continue  # settled by the proof with more cells
-        found = effort.get((deal, k)) if deal <= CLASSIC_DEALS else None
-        if found is None:
-            seconds = means.get(k, job_seconds(None, k, max_seconds))
-            long = False
+    work = 0.0
+    long_jobs: list[float] = []
+    settled = np.zeros(len(deals), dtype=bool)  # lost with more cells, in this sweep
+    for k in sorted(cells_run, reverse=True):
+        fallback = means.get(k, job_seconds(None, k, max_seconds))
+        open_here = np.ones(len(deals), dtype=bool)
+        if done_set:
+            open_here = np.array([(int(d), k) not in done_set for d in deals], dtype=bool)
+        if effort is not None and len(deals):
+            nodes = effort.nodes[deals, k]
+            searched_mask = open_here & ~settled
+            seconds = np.where(nodes >= 0, JOB_SECONDS + nodes * POSITION_SECONDS, fallback)
+            if max_seconds:
+                seconds = np.minimum(seconds, max_seconds + 0.5)
+            is_long = searched_mask & (nodes >= LONG_JOB_NODES)
+            long_jobs += seconds[is_long].tolist()
+            work += float(seconds[searched_mask].sum())
+            known += int(searched_mask.sum())
+            searched += int(searched_mask.sum())
+            settled |= effort.lost[deals, k]
         else:
-            nodes, lost = found
-            known += 1
-            if lost is not None and k in cells_run:
-                lost_at[deal] = max(lost_at.get(deal, -1), k)
-            # No positions: the table settled it by a proof with more cells, which this
-            # sweep does not run; it is searched here, at a typical loss's cost.
-            seconds = job_seconds(nodes, k, max_seconds) if nodes is not None else means.get(k, JOB_SECONDS)
-            long = nodes is not None and nodes >= LONG_JOB_NODES
-        searched += 1
-        costs.append((long, seconds))
-    # The long jobs go out first, the longest first; then the rest in the sweep's order.
-    order = sorted((c for c in costs if c[0]), key=lambda c: -c[1]) + [c for c in costs if not c[0]]
+            count = int(open_here.sum())
+            work += count * fallback
+            searched += count
+        count_beyond = beyond - sum(1 for d, c in done_set if c == k and d > CLASSIC_DEALS)
+        work += count_beyond * fallback
+        searched += count_beyond
+    # The long jobs first, each to the first worker free; the rest spread over all.
     free = [0.0] * max(1, workers)
-    for _, seconds in order:
-        heapq.heapreplace(free, free[0] + seconds)
-    work = sum(s for _, s in costs)
-    return Estimate(searched, work, max(free), known)
+    for long_seconds in sorted(long_jobs, reverse=True):
+        heapq.heapreplace(free, free[0] + long_seconds)
+    rest = work - sum(long_jobs)
+    wall = max(max(free), (sum(free) + rest) / len(free))
+    return Estimate(searched, work, wall, known)
 
 
 @functools.cache
 def _mean_seconds(variant: str, max_seconds: float | None) -> dict[int, float]:
     """A searched job's mean worker time per cell count in the table, for jobs it lacks."""
-    sums: dict[int, list[float]] = {}
-    for (_, k), (nodes, _) in table_effort(variant).items():
-        if nodes is not None:
-            total = sums.setdefault(k, [0.0, 0])
-            total[0] += job_seconds(nodes, k, max_seconds)
-            total[1] += 1
-    return {k: s / n for k, (s, n) in sums.items() if n}
+    effort = table_effort(variant)
+    if effort is None:
+        return {}
+    means = {}
+    for k in range(CELL_COUNTS):
+        nodes = effort.nodes[:, k]
+        nodes = nodes[nodes >= 0]
+        if len(nodes):
+            seconds = JOB_SECONDS + nodes * POSITION_SECONDS
+            if max_seconds:
+                seconds = np.minimum(seconds, max_seconds + 0.5)
+            means[k] = float(seconds.mean())
+    return means

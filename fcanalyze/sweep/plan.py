@@ -7,7 +7,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -285,17 +285,8 @@ class SweepPlan:
         """How long the open jobs will take on the workers, from the shipped table's
         positions (sweep.estimate): before the sweep, for a plan or --dry-run."""
         kept, redo, space = self.dataset.status, self._redo, self.space
-
-        def open_jobs() -> Iterator[tuple[int, int]]:
-            for i in range(len(space)):
-                deal, _, cells = key = space.key(i)
-                status = kept.get(key)
-                if status is None or status in redo:
-                    yield deal, cells
-
-        return estimate(
-            open_jobs, self.open_by_cells, space.variant, space.cells, self.n_workers, self.budgets.max_seconds
-        )
+        done = ((deal, cells) for (deal, _, cells), status in kept.items() if status not in redo)
+        return estimate(space.deals.spans, space.cells, done, space.variant, self.n_workers, self.budgets.max_seconds)
 
     def record(self, row: Row) -> None:
         if self.recorder.record(with_solution_kept(row, self.solutions)):

@@ -9,46 +9,38 @@ import pytest
 from fcanalyze.sweep.estimate import JOB_SECONDS, POSITION_SECONDS, duration, estimate, table_effort
 
 
-def jobs(*pairs):
-    return lambda: iter(pairs)
-
-
-def counted(*pairs):
-    by: dict[int, int] = {}
-    for _, k in pairs:
-        by[k] = by.get(k, 0) + 1
-    return by
-
-
 def test_a_job_costs_its_positions_in_the_table_up_to_its_time_budget():
-    nodes, _ = table_effort("freecell")[(982, 2)]  # a proof of 3 billion positions
-    pairs = ((982, 2),)
-    capped = estimate(jobs(*pairs), counted(*pairs), "freecell", [2], 1, 90.0)
+    nodes = int(table_effort("freecell").nodes[982, 2])  # a proof of 3 billion positions
+    capped = estimate([(982, 982)], [2], [], "freecell", 1, 90.0)
     assert capped.jobs == 1 and capped.known == 1 and capped.seconds == pytest.approx(90.5)
-    whole = estimate(jobs(*pairs), counted(*pairs), "freecell", [2], 1, None)
+    whole = estimate([(982, 982)], [2], [], "freecell", 1, None)
     assert whole.seconds == pytest.approx(JOB_SECONDS + nodes * POSITION_SECONDS)
 
 
 def test_a_job_a_proof_with_more_cells_settles_costs_nothing():
     # 11982 is lost with 4 cells: with 4 in the sweep, its 3-cell job is no search.
-    pairs = ((11982, 4), (11982, 3))
-    both = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 3], 1, 90.0)
+    both = estimate([(11982, 11982)], [4, 3], [], "freecell", 1, 90.0)
     assert both.jobs == 1
-    alone = estimate(jobs((11982, 3)), counted((11982, 3)), "freecell", [3], 1, 90.0)
+    alone = estimate([(11982, 11982)], [3], [], "freecell", 1, 90.0)
     assert alone.jobs == 1 and alone.seconds > 0
+
+
+def test_jobs_done_cost_nothing():
+    fresh = estimate([(1, 100)], [4], [], "freecell", 1, 90.0)
+    half = estimate([(1, 100)], [4], [(d, 4) for d in range(1, 51)], "freecell", 1, 90.0)
+    assert fresh.jobs == 100 and half.jobs == 50 and half.worker_seconds < fresh.worker_seconds
 
 
 def test_jobs_are_laid_out_on_the_workers_the_long_ones_first():
     # Two long jobs and many short ones on two workers: the long ones run side by side.
-    pairs = ((982, 2), (24966, 1)) + tuple((d, 4) for d in range(1, 1001))
-    two = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 2, 1], 2, 90.0)
-    one = estimate(jobs(*pairs), counted(*pairs), "freecell", [4, 2, 1], 1, 90.0)
+    spans = [(982, 982), (24966, 24966), (1, 1000)]
+    two = estimate(spans, [2, 1], [], "freecell", 2, 90.0)
+    one = estimate(spans, [2, 1], [], "freecell", 1, 90.0)
     assert two.seconds < 0.6 * one.seconds and two.worker_seconds == pytest.approx(one.worker_seconds)
 
 
 def test_deals_past_the_table_cost_a_typical_job():
-    pairs = ((40_000, 4), (50_000, 4))
-    found = estimate(jobs(*pairs), counted(*pairs), "freecell", [4], 1, 90.0)
+    found = estimate([(40_000, 40_001)], [4], [], "freecell", 1, 90.0)
     assert found.known == 0 and found.jobs == 2 and 0 < found.seconds < 1
 
 
