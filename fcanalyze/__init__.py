@@ -36,6 +36,8 @@ def _find_engine() -> None:
 
 _find_engine()
 
+from .lazy import submodule  # noqa: E402 - after the engine's folder is found
+
 # The names below load on first use (PEP 562), so that `import fcanalyze.launch` costs
 # next to nothing: the command line can then catch Ctrl-C from its very first moment.
 _EXPORTS = {
@@ -87,7 +89,14 @@ ENGINE_MISSING = (
 )
 
 
+# The subpackages, imported on first use too: so that `fcanalyze.dataset.store.read_frame`
+# works after a plain `import fcanalyze`, as the docs write such names.
+_SUBPACKAGES = frozenset({"cli", "dataset", "game", "referee", "report", "solving", "sweep", "tables"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _SUBPACKAGES:
+        return submodule(__name__, name)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'fcanalyze' has no attribute {name!r}")
@@ -102,7 +111,7 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)
 
 
 if TYPE_CHECKING:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ..lazy import submodule
+
 # The names below load on first use (PEP 562): the command line imports the light
 # modules of this package (`solutions`) without pyarrow, which `plan` brings.
 _EXPORTS = {
@@ -51,7 +53,7 @@ __all__ = [
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return submodule(__name__, name)
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
