@@ -189,25 +189,24 @@ def sweep(
         if said:
             click.echo(said, err=True)
 
+    # What the plan and every round of the sweep take, as the options gave them.
+    options = dict(
+        variant=variant, workers=workers, max_seconds=max_seconds or None, max_nodes=max_nodes,
+        max_memory=max_memory, spill_dir=spill_dir, max_disk=max_disk, layered=layered, threads=threads,
+        shortest=shortest, shortest_nodes=shortest_nodes, retry_unknown=retry_unknown, scheduler=scheduler,
+        solutions=solutions,
+    )  # fmt: skip
     if dry_run:
         from ..sweep.plan import plan_sweep
 
-        fresh = Path(out) if "://" not in out and not Path(out).exists() else None
-        plan = plan_sweep(
-            deals, cells, out, variant=variant, workers=workers, max_seconds=max_seconds or None,
-            max_nodes=max_nodes, max_memory=max_memory, spill_dir=spill_dir, max_disk=max_disk,
-            layered=layered, threads=threads, shortest=shortest, shortest_nodes=shortest_nodes,
-            retry_unknown=retry_unknown, scheduler=scheduler, solutions=solutions,
-        )  # fmt: skip
-        try:
-            if plan.why:
-                click.echo(plan.why)
-            click.echo(plan_text(plan) or "nothing to run")
-        finally:
-            plan.close()
-            if fresh is not None and fresh.is_dir() and [p.name for p in fresh.iterdir()] == [".lock"]:
-                (fresh / ".lock").unlink()
-                fresh.rmdir()
+        with _dataset_dropped_if_left_empty(out, always=True):
+            plan = plan_sweep(deals, cells, out, **options)
+            try:
+                if plan.why:
+                    click.echo(plan.why)
+                click.echo(plan_text(plan) or "nothing to run")
+            finally:
+                plan.close()
         return
 
     def show_round(summary: SweepSummary, following: float | None) -> None:
@@ -224,24 +223,11 @@ def sweep(
                 deals,
                 cells,
                 out,
-                variant=variant,
-                workers=workers,
-                max_seconds=max_seconds or None,
-                max_nodes=max_nodes,
-                max_memory=max_memory,
-                spill_dir=spill_dir,
-                max_disk=max_disk,
-                layered=layered,
-                threads=threads,
-                shortest=shortest,
-                shortest_nodes=shortest_nodes,
-                retry_unknown=retry_unknown,
                 escalate=escalate,
                 progress=None if no_progress else ProgressBar(),
-                scheduler=scheduler,
-                solutions=solutions,
                 on_plan=show_plan,
                 on_round=show_round,
+                **options,
             )
         finally:
             logs.shutdown()
@@ -297,23 +283,30 @@ def _check_writable(path: str) -> None:
 
 
 @contextlib.contextmanager
-def _dataset_dropped_if_left_empty(out: str):
+def _dataset_dropped_if_left_empty(out: str, always: bool = False):
     """A sweep that fails before its first row (a scheduler nobody answers at, a disk
-    gone) leaves no empty dataset directory behind, if it made the directory itself:
-    one holding only its lock file is removed. Anything else there is left alone."""
+    gone), or with `always` one that only planned (--dry-run), leaves no empty dataset
+    directory behind, if it made the directory itself: one holding only its lock file
+    is removed. Anything else there is left alone."""
     # A local directory that does not exist yet; None for one that does, or a URL.
     fresh = Path(out) if "://" not in out and not Path(out).exists() else None
-    try:
-        yield
-    except BaseException:
+
+    def drop() -> None:
         if fresh is not None:
             try:
                 if [p.name for p in fresh.iterdir()] == [".lock"]:
                     (fresh / ".lock").unlink()
                     fresh.rmdir()
-            except OSError:  # best effort: the error being raised says what matters
+            except OSError:  # best effort: the error being raised, if any, says what matters
                 pass
+
+    try:
+        yield
+    except BaseException:
+        drop()
         raise
+    if always:
+        drop()
 
 
 def _point_to_table(undecided: list[tuple[int, str, int]]) -> None:

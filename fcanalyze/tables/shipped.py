@@ -198,15 +198,14 @@ def extended_facts() -> dict[int, DealFacts]:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
             deal, cells = int(row["deal"]), int(row["cells"])
             # A layered proof's measure is the positions it reached (`states`), which
-            # lookup shows; its nodes are in the file for the record.
-            nodes = None
+            # lookup shows; its nodes are in the file for the record only.
             proved = Verdict(
                 cells,
                 row["status"],
                 None,
                 None,
                 None,
-                nodes,
+                None,
                 None,
                 None,
                 states=int(row["states"]),
