@@ -602,9 +602,9 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
 
 #[test]
 fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
-    // Deal 11982 with 4 cells on two threads, stopped every so many nodes until it ends,
-    // each run going on from the one kept: it must store in all exactly what the
-    // exhaustive pass stores. With the tight budget some buckets outgrow a thread's half
+    // Deal 11982 with 4 cells on two threads, stopped every tenth of its nodes until it
+    // ends, each run going on from the one kept (inside the buckets it stopped in too):
+    // it must store in all exactly what the exhaustive pass stores. With the tight budget some buckets outgrow a thread's half
     // and are searched alone (depth first with the whole budget, or breadth first).
     let (rules, start) = deal_11982();
     let (status, stored) = exhaustive_pass(&start, &rules, true);
@@ -614,7 +614,7 @@ fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
     for max_memory in [Budget::default().max_memory, 1 << 20] {
         let mut runs = 0;
         let out = loop {
-            let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, max_memory, ..Budget::default() };
+            let short = Budget { max_nodes: (1 + stored as u64 / 10), max_memory, ..Budget::default() };
             let out = prove_layered(&start, &rules, short, &spill, &mut || false);
             runs += 1;
             assert!(runs < 40, "no end in sight");
@@ -623,8 +623,15 @@ fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
             }
             assert!(out.kept);
         };
-        assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored), "{max_memory} bytes");
-        assert!(runs > 2, "{runs}");
+        assert_eq!(
+            (out.status, out.states as usize),
+            (Status::Unsolvable, stored),
+            "{max_memory} bytes {:?}",
+            out.note
+        );
+        // Every run goes on where the last stopped, inside a bucket too: a tenth of the
+        // nodes each, and no run done again.
+        assert!(runs > 2 && runs <= 20, "{runs}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -657,10 +664,12 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
             let _ = prove_layered(other, &rules, Budget { max_nodes: 50, ..Budget::default() }, &spill, &mut || false);
             let mut runs = 0;
             let out = loop {
-                // A run gets on only if it finishes a bucket: budgets grow, from small. (A
-                // won position's proof goes far beyond the exhaustive pass's, which stops
-                // at the win.)
-                let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, ..Budget::default() };
+                // Each run goes on where the last stopped, inside its bucket too: a lost
+                // position's proof ends after some ten runs of a tenth of its nodes each.
+                // (A won position's goes far beyond the exhaustive pass, which stops at the
+                // win: its budgets grow.)
+                let grow = if plain { runs } else { 0 };
+                let short = Budget { max_nodes: (1 + stored as u64 / 10) << grow, ..Budget::default() };
                 let out = prove_layered(start, &rules, short, &spill, &mut || false);
                 runs += 1;
                 prop_assert!(runs < 40, "{:?}: no end in sight", rules);
@@ -668,6 +677,9 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
                     break out;
                 }
                 prop_assert!(out.kept, "a proof stopped by its node budget is kept");
+                if !plain {
+                    prop_assert!(runs <= 20, "{:?}: {runs} runs of a tenth of the nodes", rules);
+                }
             };
             prop_assert!(!out.kept);
             stops.set(stops.get() + runs - 1);
@@ -777,4 +789,35 @@ fn the_layered_proof_says_when_its_disk_runs_out_or_cannot_be_written() {
     let out = prove_layered(&start, &rules, Budget::default(), &nowhere, &mut || false);
     assert_eq!(out.status, Status::Unknown(Limit::Disk));
     let _ = std::fs::remove_dir_all(file.parent().expect("a parent"));
+}
+
+#[test]
+fn a_search_kept_inside_its_bucket_is_taken_up_on_one_thread_or_two() {
+    // Deal 11982 with 4 cells, stopped halfway on one thread: the kept proof holds the
+    // store of the bucket it stopped in and the positions stored and not expanded. Gone on
+    // from on one thread or two, it takes them up, and ends as the proof in one go.
+    let (rules, start) = deal_11982();
+    let (_, stored) = exhaustive_pass(&start, &rules, true);
+    let dir = scratch_dir("inside");
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    for threads in [1, 2] {
+        let half = Budget { max_nodes: stored as u64 / 2, ..Budget::default() };
+        let out = prove_layered(&start, &rules, half, &spill, &mut || false);
+        assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Nodes), true));
+        let kept: Vec<String> = std::fs::read_dir(&dir)
+            .expect("the directory")
+            .flat_map(|d| std::fs::read_dir(d.expect("an entry").path()).expect("the kept proof"))
+            .map(|f| f.expect("a file").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            kept.iter().any(|f| f.ends_with(".store")) && kept.iter().any(|f| f.ends_with(".unexpanded")),
+            "{kept:?}"
+        );
+        let spill = Spill { threads, ..spill.clone() };
+        let rest = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+        assert_eq!((rest.status, rest.states as usize), (Status::Unsolvable, stored), "{threads}: {:?}", rest.note);
+        assert!(rest.resumed_seconds > 0.0);
+    }
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

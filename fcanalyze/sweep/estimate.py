@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..status import UNSOLVABLE
 from ..tables.published import CLASSIC_DEALS
 from ..tables.shipped import LONG_JOB_NODES, TABLE_NAMES, table_path
 from .progress import expected_cost
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # A job's worker time, from the positions the shipped table's search expanded on it:
 # what every job costs besides its search (the deal, the pool, the row), and the time a
@@ -69,22 +74,40 @@ class Effort:
     lost: np.ndarray
 
 
+def _as_numpy(column: pa.ChunkedArray, dtype: type[np.integer], missing: int = 0) -> np.ndarray:
+    """A column as a numpy array of `dtype`, nulls as `missing`, read from its buffers:
+    pyarrow's to_numpy(), and any compute call given a Python value, import pandas (some
+    45 MiB), which a sweep's main process, and every worker forked from it, would then
+    hold for nothing."""
+    import pyarrow as pa
+
+    array = column.cast(pa.from_numpy_dtype(dtype)).combine_chunks()
+    width = np.dtype(dtype).itemsize
+    values = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * width)
+    if array.null_count:
+        nulls = _as_numpy(pa.chunked_array([array.is_null()]), np.int8) == 1
+        values = np.where(nulls, missing, values)
+    return values
+
+
 @functools.cache
 def table_effort(variant: str) -> Effort | None:
     """`variant`'s shipped table as an Effort; None without one. Only for estimates and
     job order: a sweep never takes a verdict from it."""
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     file = table_path(variant) if variant in TABLE_NAMES else None
     if file is None or not file.is_file():
         return None
     table = pq.ParquetFile(file).read(columns=["deal", "cells", "nodes", "status"], use_threads=False)
-    deals = table.column("deal").to_numpy()
-    cells = table.column("cells").to_numpy().astype(np.int64)
+    deals = _as_numpy(table.column("deal"), np.int64)
+    cells = _as_numpy(table.column("cells"), np.int64)
     nodes = np.full((CLASSIC_DEALS + 1, CELL_COUNTS), -1, dtype=np.int64)
     lost = np.zeros((CLASSIC_DEALS + 1, CELL_COUNTS), dtype=bool)
-    nodes[deals, cells] = table.column("nodes").fill_null(-1).to_numpy()
-    lost[deals, cells] = table.column("status").to_numpy(zero_copy_only=False) == "unsolvable"
+    nodes[deals, cells] = _as_numpy(table.column("nodes"), np.int64, missing=-1)
+    is_lost = pc.match_substring_regex(table.column("status"), pattern=f"^{UNSOLVABLE}$")
+    lost[deals, cells] = _as_numpy(is_lost, np.int8) == 1
     return Effort(nodes, lost)
 
 

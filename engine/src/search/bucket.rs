@@ -1,11 +1,13 @@
 //! One bucket of a layered proof searched depth first from its entries, on whichever thread: what the driver and the level's threads share.
 
+use std::io;
+
 use crate::position::Position;
 use crate::variant::Variant;
 
 use super::depth_first::DepthFirstSearch;
 use super::meter::Meter;
-use super::spill::{EntryQueue, Source};
+use super::spill::{EntryQueue, Inside, InsideFile, Source, STORE, UNEXPANDED};
 use super::{Limit, Pass, Status};
 
 /// The budgets and interrupts are looked at after this many entries read: entries the
@@ -31,15 +33,23 @@ pub(super) enum FromEntry {
     Ended(Status, bool),
 }
 
+/// The depth-first search of a bucket from `start`: an entry, or with `stored` a
+/// position stored and not expanded when the bucket's search was kept (`keep_inside`).
 pub(super) fn depth_first_from(
     search: &mut DepthFirstSearch,
     start: &Position,
     rules: &Variant,
     meter: &mut Meter,
+    stored: bool,
 ) -> FromEntry {
     // An entry met before in this bucket starts nothing (the store has it).
-    if search.start_from(start, rules).is_err() {
+    if search.start_from(start, rules, stored).is_err() {
         return FromEntry::Outgrown;
+    }
+    // A position stored and not expanded is a node, as it would have been had the
+    // search that stored it gone on (its parent's move tried).
+    if stored {
+        meter.nodes += 1;
     }
     // The class's search from this entry: on to the end, or a verdict.
     let pass = loop {
@@ -67,7 +77,9 @@ pub(super) enum BucketEnd {
     Stopped(Status, bool),
 }
 
-/// Searches one bucket, depth first from each of its entries.
+/// Searches one bucket, depth first from each of its entries; or with `stored`, from
+/// each position of `source` that a kept search of the bucket stored and had not
+/// expanded (`keep_inside`), its store taken up.
 pub(super) fn search_bucket(
     search: &mut DepthFirstSearch,
     source: &mut Source,
@@ -75,6 +87,7 @@ pub(super) fn search_bucket(
     record: &mut Vec<u8>,
     rules: &Variant,
     meter: &mut Meter,
+    stored: bool,
 ) -> BucketEnd {
     let mut read = 0u64;
     loop {
@@ -101,10 +114,65 @@ pub(super) fn search_bucket(
             // No path to it is kept: the job stays unknown, for want of memory.
             return BucketEnd::Stopped(Status::Solved, false);
         }
-        match depth_first_from(search, entry, rules, meter) {
+        match depth_first_from(search, entry, rules, meter, stored) {
             FromEntry::Done => {}
             FromEntry::Outgrown => return BucketEnd::Outgrown,
             FromEntry::Ended(status, keep) => return BucketEnd::Stopped(status, keep),
         }
     }
+}
+
+/// Keeps the search of bucket `key`, stopped inside it, to go on from (`Inside`): its
+/// store, and every position it stored and had not expanded: its path's untried
+/// children (`DepthFirstSearch::unexpanded`), then the rest of `rest`, the positions a
+/// search taken up had left and this one had not yet started from. Every other position
+/// stored was expanded, its entries written. So a run that goes on from these expands
+/// exactly what this one had not, and stores nothing twice. None if the disk budget
+/// cannot hold the store: the bucket is then searched afresh, as its entries are kept.
+/// Takes the search's path apart.
+pub(super) fn keep_inside(
+    search: &mut DepthFirstSearch,
+    key: (usize, usize),
+    rest: Option<&mut Source>,
+    rules: &Variant,
+) -> io::Result<Option<Inside>> {
+    let mut gate = search.gate.take().unwrap_or_else(|| unreachable!("gated"));
+    let kept = (|| {
+        if !gate.hold_disk_if_room(search.seen.bytes() as u64) {
+            return Ok(None);
+        }
+        let mut file = InsideFile::create(&gate, key, STORE)?;
+        search.seen.write_to(&mut file)?;
+        let store = file.finish()?;
+        let mut file = InsideFile::create(&gate, key, UNEXPANDED)?;
+        let mut record = vec![];
+        let mut failed = None;
+        search.unexpanded(rules, &mut |position| match file.position(&gate.codec, position, rules, &mut record) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some(rest) = rest {
+            while rest.next_entry(&mut record)? {
+                file.record(&record)?;
+            }
+        }
+        let unexpanded = file.finish()?;
+        Ok(gate.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))
+    })();
+    if !matches!(kept, Ok(Some(_))) {
+        // Kept or not at all: a file the checkpoint does not name would spoil the proof.
+        for what in [STORE, UNEXPANDED] {
+            let path = gate.inside_file(key, what);
+            let _ = std::fs::remove_file(path.with_extension(format!("{what}.part")));
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    search.gate = Some(gate);
+    kept
 }

@@ -292,12 +292,19 @@ impl DepthFirstSearch {
     }
 
     /// Starts the pass, which has run out of moves, again from `start`, unless its
-    /// store holds it already. `start`'s every move is tried (no card just moved).
-    pub(super) fn start_from(&mut self, start: &Position, rules: &Variant) -> Result<(), crate::visited::OutOfMemory> {
+    /// store holds it already; with `stored`, `start` is one the store holds and the
+    /// pass never expanded (`unexpanded`), and is expanded. `start`'s every move is tried
+    /// (no card just moved).
+    pub(super) fn start_from(
+        &mut self,
+        start: &Position,
+        rules: &Variant,
+        stored: bool,
+    ) -> Result<(), crate::visited::OutOfMemory> {
         debug_assert!(self.frames.is_empty(), "the pass has run out of moves");
         self.seen.reserve(MAX_LEVEL_MOVES + 1)?;
         let hashes = start.hashes(rules);
-        if !self.seen.insert_reserved(hashes.fingerprint) {
+        if !self.seen.insert_reserved(hashes.fingerprint) && !stored {
             return Ok(());
         }
         self.state.clone_from(start);
@@ -360,12 +367,47 @@ impl DepthFirstSearch {
     /// Takes back the move just tried, so that `step` tries it again if the pass is given
     /// more memory (`seen.set_max_bytes`), and says the memory budget ran out.
     fn out_of_memory(&mut self, mark: usize, meter: &mut Meter) -> Pass {
+        self.put_back(mark);
+        meter.note_memory(self.peak_bytes());
+        Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())
+    }
+
+    /// Takes back the move just tried, not yet expanded, as untried: whatever stops the
+    /// pass then leaves it at the end of its path with every position stored and not
+    /// expanded the child of an untried move (`unexpanded`).
+    fn put_back(&mut self, mark: usize) {
         undo_to(&mut self.state, &mut self.played, mark);
         if let Some(frame) = self.frames.last_mut() {
             frame.next -= 1;
         }
-        meter.note_memory(self.peak_bytes());
-        Pass::Settled(Status::Unknown(Limit::Memory), vec![], self.seen.len())
+    }
+
+    /// Calls `each` with every position the store holds that the pass has not expanded
+    /// (and would have, had it gone on): the children of its path's untried moves, each
+    /// stored when generated. Every other position stored is expanded, so the store and
+    /// these are all a stopped pass needs to go on from (`start_from` with `stored`).
+    /// Takes the path apart, top down.
+    pub(super) fn unexpanded(&mut self, rules: &Variant, each: &mut impl FnMut(&Position) -> bool) -> bool {
+        while let Some(frame) = self.frames.pop() {
+            for i in frame.next..frame.end {
+                let packed = self.moves[i as usize];
+                let m = packed.unpack();
+                let mark = self.played.len();
+                self.played.push(self.state.play(m));
+                self.state.autoplay_after(rules, m, &mut self.played);
+                if packed.returns() {
+                    return_loose_card(&mut self.state, rules, &mut self.played);
+                }
+                let went_on = each(&self.state);
+                undo_to(&mut self.state, &mut self.played, mark);
+                if !went_on {
+                    return false;
+                }
+            }
+            self.moves.truncate(frame.begin as usize);
+            undo_to(&mut self.state, &mut self.played, frame.entered_at as usize);
+        }
+        true
     }
 
     /// The bytes the path's vectors would add if the next level makes them grow (a full
@@ -444,6 +486,7 @@ impl DepthFirstSearch {
                 return Some(Pass::Settled(Status::Solved, self.played.clone(), self.seen.len()));
             }
             if let Some(limit) = meter.tick(self.frames.len() as u32) {
+                self.put_back(mark);
                 return Some(Pass::Settled(Status::Unknown(limit), vec![], self.seen.len()));
             }
             self.expanded += 1;
@@ -466,6 +509,7 @@ impl DepthFirstSearch {
                 }
             }
             if meter.no_time_to_grow(&self.seen, MAX_LEVEL_MOVES) {
+                self.put_back(mark);
                 return Some(Pass::Settled(Status::Unknown(Limit::Seconds), vec![], self.seen.len()));
             }
             // Room for the child's own children, made before they are generated: a refusal

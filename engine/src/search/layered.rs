@@ -31,12 +31,15 @@
 //! bucket by bucket, and searches each.
 
 use std::fs;
+use std::io;
 use std::path::Path;
 
 use crate::position::Position;
 use crate::variant::Variant;
 
-use super::bucket::{depth_first_from, done_with_classes, FromEntry, CHECK_ENTRIES};
+use super::bucket::{
+    depth_first_from, done_with_classes, keep_inside, search_bucket, BucketEnd, FromEntry, CHECK_ENTRIES,
+};
 use super::depth_first::DepthFirstSearch;
 use super::frontier::{self, frontier, Stopped};
 use super::level_threads::{search_level, Bucket, LevelEnd};
@@ -208,6 +211,11 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     let mut reading: Option<Source> = None;
     // The buckets of a level stopped on several threads, to be kept.
     let mut unread: Vec<Bucket> = vec![];
+    // What was kept of the searches stopped inside their buckets, by level and bucket.
+    let mut kept_inside = vec![];
+    // The positions a kept search of the bucket being read had stored and not expanded,
+    // while they are searched from (its store taken up).
+    let mut unexpanded: Option<Source> = None;
     // The level whose buckets outgrew a thread's share: searched alone, one by one.
     let mut deferred_level = None;
     let mut record = vec![];
@@ -230,7 +238,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                     break (Status::Unknown(Limit::Disk), false);
                 }
             };
-            if deferred_level != Some(level) {
+            // A bucket a kept proof stopped inside is taken up alone first (`advance`), with
+            // the whole budget, since its store was kept whole.
+            if deferred_level != Some(level) && !gate.stopped_inside(level) {
                 // The classes searched so far are done with.
                 stored += done_with_classes(&mut search, meter);
                 let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
@@ -263,9 +273,10 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                         }
                         continue;
                     }
-                    LevelEnd::Stopped { status, keep, stored: n, unread: left } => {
+                    LevelEnd::Stopped { status, keep, stored: n, unread: left, inside } => {
                         stored += n;
                         unread = left;
+                        kept_inside = inside;
                         let broken = gate_of(&mut search).broken;
                         break (status, keep && !broken);
                     }
@@ -278,6 +289,21 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             Next::Bucket => {
                 // The classes searched so far are done with.
                 stored += done_with_classes(&mut search, meter);
+                // A bucket the kept proof stopped inside goes on from what it kept.
+                if !outgrown {
+                    match take_up_inside(&mut search, &mut start, &mut record, rules, meter) {
+                        Ok(TakenUp::Searched) => {}
+                        Ok(TakenUp::Outgrown) => outgrown = true,
+                        Ok(TakenUp::Stopped(status, keep, source)) => {
+                            unexpanded = Some(source);
+                            break (status, keep);
+                        }
+                        Err(e) => {
+                            gate_of(&mut search).break_down(e.to_string());
+                            break (Status::Unknown(Limit::Disk), false);
+                        }
+                    }
+                }
                 // A bucket that outgrew memory when the proof was kept goes breadth first.
                 if !(outgrown || breadth_first_always() && frontier::applies(rules)) {
                     continue;
@@ -299,7 +325,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             break (Status::Solved, false);
         }
         if !outgrown {
-            match depth_first_from(&mut search, &start, rules, meter) {
+            match depth_first_from(&mut search, &start, rules, meter, false) {
                 FromEntry::Done => continue,
                 FromEntry::Outgrown if frontier::applies(rules) => outgrown = true,
                 FromEntry::Outgrown => break (Status::Unknown(Limit::Memory), true),
@@ -332,6 +358,14 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         }
     }
     meter.note_memory(search.peak_bytes());
+    // The bucket stopped inside (on this thread): what its search had done, kept too.
+    let stored_inside = search.seen.len();
+    if keep && !outgrown && reading.is_some() {
+        let key = gate_of(&mut search).reading;
+        if let Ok(Some(inside)) = keep_inside(&mut search, key, unexpanded.as_mut(), rules) {
+            kept_inside.push((key, inside));
+        }
+    }
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     if let Some(trouble) = gate.trouble.take() {
         note = Some(note.map_or(trouble.clone(), |n| format!("{n}; then {trouble}")));
@@ -349,6 +383,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         && match keep_to_go_on(
             gate,
             reading.map(|r| (gate.reading, r)).into_iter().chain(unread).collect(),
+            kept_inside,
             &kept,
             &job,
             done,
@@ -360,12 +395,58 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 false
             }
         };
-    let stored = stored + search.seen.len() + partial;
+    let stored = stored + stored_inside + partial;
     // A win met is no verdict here: the proof keeps no path to replay. The job stays
     // unknown, for want of the memory to find the line, unless its caller finds it.
     let met_win = status == Status::Solved;
     let status = if met_win { Status::Unknown(Limit::Memory) } else { status };
     Layered { pass: Pass::Settled(status, vec![], stored), stored, peak_disk, earlier, kept, note, met_win }
+}
+
+/// How taking up a kept search of the bucket being read (`take_up_inside`) ended.
+enum TakenUp {
+    /// Its store is taken up and every position it had not expanded searched from; or
+    /// there was none, or its store does not fit this run's memory (the bucket is
+    /// searched afresh).
+    Searched,
+    /// The bucket outgrew memory: to be searched breadth first from its entries.
+    Outgrown,
+    /// The proof stops: how, whether it may be kept, and the positions not expanded
+    /// that are left, to be kept with what the search does now (`keep_inside`).
+    Stopped(Status, bool, Source),
+}
+
+/// Goes on with the search of the bucket being read where a kept proof stopped inside
+/// it, if it did: its store taken up (`EntryQueue::take_up_inside`), then a search from
+/// each position it had stored and not expanded. Its entries come next, as for any
+/// bucket: those searched before are in the store, and start nothing.
+fn take_up_inside(
+    search: &mut DepthFirstSearch,
+    start: &mut Position,
+    record: &mut Vec<u8>,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> io::Result<TakenUp> {
+    let gate = gate_of(search);
+    let key = gate.reading;
+    let Some(kept) = gate.take_inside(key) else { return Ok(TakenUp::Searched) };
+    let max_bytes = search.seen.max_bytes();
+    let Some((store, mut source)) = gate_of(search).take_up_inside(key, kept, max_bytes)? else {
+        return Ok(TakenUp::Searched);
+    };
+    search.seen = store;
+    match search_bucket(search, &mut source, start, record, rules, meter, true) {
+        BucketEnd::Done => {
+            gate_of(search).done_with(source);
+            Ok(TakenUp::Searched)
+        }
+        BucketEnd::Outgrown => {
+            // Every position it holds is reached from the bucket's entries again.
+            gate_of(search).done_with(source);
+            Ok(TakenUp::Outgrown)
+        }
+        BucketEnd::Stopped(status, keep) => Ok(TakenUp::Stopped(status, keep, source)),
+    }
 }
 
 /// The queue of a gated search.

@@ -17,10 +17,10 @@ use std::sync::Mutex;
 use crate::position::Position;
 use crate::variant::Variant;
 
-use super::bucket::{done_with_classes, search_bucket, BucketEnd};
+use super::bucket::{done_with_classes, keep_inside, search_bucket, BucketEnd};
 use super::depth_first::DepthFirstSearch;
 use super::meter::Meter;
-use super::spill::Source;
+use super::spill::{Inside, Source};
 use super::{Budget, Limit, Status};
 
 /// Buckets left to the driver for want of memory, counted for the tests.
@@ -37,7 +37,8 @@ pub(super) enum LevelEnd {
     Done { stored: usize, deferred: Vec<Bucket> },
     /// The proof stops: how, whether it may be kept to go on from, and every bucket of
     /// the level not searched to its end, whole, to be kept.
-    Stopped { status: Status, keep: bool, stored: usize, unread: Vec<Bucket> },
+    /// `inside`: what was kept of the searches stopped inside their buckets.
+    Stopped { status: Status, keep: bool, stored: usize, unread: Vec<Bucket>, inside: Vec<((usize, usize), Inside)> },
 }
 
 /// What a thread did.
@@ -49,6 +50,7 @@ struct Work {
     peak_memory: usize,
     deferred: Vec<Bucket>,
     unread: Vec<Bucket>,
+    inside: Vec<((usize, usize), Inside)>,
 }
 
 /// What the threads searching a level share: the buckets left, and why the proof stops.
@@ -146,6 +148,7 @@ pub(super) fn search_level(
     let mut peak = 0;
     let mut deferred = vec![];
     let mut unread = vec![];
+    let mut inside = vec![];
     for w in works {
         stored += w.stored;
         meter.nodes += w.nodes;
@@ -153,6 +156,7 @@ pub(super) fn search_level(
         peak += w.peak_memory;
         deferred.extend(w.deferred);
         unread.extend(w.unread);
+        inside.extend(w.inside);
     }
     meter.note_memory(peak);
     let stopped = shared.first_stop.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -165,7 +169,7 @@ pub(super) fn search_level(
         Some((status, keep)) => {
             unread.extend(deferred);
             unread.sort_by_key(|(key, _)| *key);
-            LevelEnd::Stopped { status, keep, stored, unread }
+            LevelEnd::Stopped { status, keep, stored, unread, inside }
         }
     }
 }
@@ -189,7 +193,7 @@ fn work(
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
         gate.level = level;
         gate.reading = key;
-        match search_bucket(search, &mut source, &mut entry, &mut record, rules, meter) {
+        match search_bucket(search, &mut source, &mut entry, &mut record, rules, meter, false) {
             BucketEnd::Done => {
                 done.stored += done_with_classes(search, meter);
                 search.gate.as_mut().unwrap_or_else(|| unreachable!("gated")).done_with(source);
@@ -210,6 +214,13 @@ fn work(
             }
             BucketEnd::Stopped(status, keep) => {
                 meter.note_memory(search.peak_bytes());
+                // What the search had done inside the bucket, kept to go on from. (A file
+                // that cannot be written only costs that: the bucket starts afresh.)
+                if keep {
+                    if let Ok(Some(kept)) = keep_inside(search, key, None, rules) {
+                        done.inside.push((key, kept));
+                    }
+                }
                 search.abandon();
                 // A thread stopped because another did says nothing of its own.
                 if status != Status::Unknown(Limit::Interrupted) || !shared.stopping() {

@@ -3,6 +3,7 @@
 mod packing;
 
 use std::collections::HashSet;
+use std::io::{self, Read, Write};
 use std::time::Instant;
 
 use crate::slots::{footprint, slots_within, Slots};
@@ -69,6 +70,8 @@ const GROW_PAST: usize = 14;
 const FILL_TO: usize = 15;
 /// The most of a budget kept back from the last growth for the overflow list.
 const OVERFLOW_ROOM: usize = 1 << 20;
+/// The first word of a table written out (`write_to`): "fcastor" and a format number.
+const WRITTEN_TABLE: u64 = u64::from_le_bytes(*b"fcastor1");
 /// Growing by less than a sixteenth is not worth a pass over the table.
 const MIN_GROWTH_SIXTEENTHS: usize = 17;
 
@@ -448,6 +451,91 @@ impl FingerprintSet {
         }
         self.growth_seconds_per_slot = began.elapsed().as_secs_f64() / old_capacity as f64;
         Ok(())
+    }
+
+    /// Writes the table as it is, slot for slot, for `read_from` to give back the same
+    /// set: a layered proof stopped inside a bucket keeps its store so, to go on from it.
+    pub fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        let packing = self.packing.map_or(0, |p| (p.bytes as u64) << 8 | u64::from(p.from));
+        let header = [WRITTEN_TABLE, self.capacity as u64, packing, self.len as u64, self.slots.len() as u64];
+        for word in header.into_iter().chain([self.overflow.len() as u64]) {
+            out.write_all(&word.to_le_bytes())?;
+        }
+        out.write_all(self.slots.as_bytes())?;
+        for fp in &self.overflow {
+            out.write_all(&fp.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The set `write_to` wrote, as a table that may grow within `max_bytes`; Ok(None)
+    /// if it does not fit in `max_bytes`. What it reads is checked for the table's shape
+    /// (never trusted to size an allocation), not for what the slots hold: the files of a
+    /// kept proof are checksummed and sealed (spill::checkpoint).
+    pub fn read_from(input: &mut impl Read, max_bytes: usize) -> io::Result<Option<FingerprintSet>> {
+        Self::read_packed(input, max_bytes, [PACKED_12, PACKED_10])
+    }
+
+    fn read_packed(
+        input: &mut impl Read,
+        max_bytes: usize,
+        packings: [Packing; 2],
+    ) -> io::Result<Option<FingerprintSet>> {
+        fn bad(what: &str) -> io::Error {
+            io::Error::new(io::ErrorKind::InvalidData, format!("a kept store {what}"))
+        }
+        let mut header = [0u64; 6];
+        for word in &mut header {
+            let mut bytes = [0u8; 8];
+            input.read_exact(&mut bytes)?;
+            *word = u64::from_le_bytes(bytes);
+        }
+        let [magic, capacity, packing, len, words_held, overflow] =
+            header.map(|w| usize::try_from(w).unwrap_or(usize::MAX));
+        if magic as u64 != WRITTEN_TABLE {
+            return Err(bad("is not one"));
+        }
+        let mut set = FingerprintSet::with_packings(max_bytes, packings);
+        let packing = match packing {
+            0 => None,
+            bits => Some(
+                *set.packings
+                    .iter()
+                    .find(|p| (p.bytes << 8 | p.from as usize) == bits)
+                    .ok_or_else(|| bad("is packed in a way no table is"))?,
+            ),
+        };
+        // A packed slot gives its fingerprint back only in a table of its packing's range.
+        let in_range = packing.is_none_or(|p| (p.min_capacity()..=p.max_capacity()).contains(&capacity));
+        if capacity < INITIAL_CAPACITY || !in_range {
+            return Err(bad("has a capacity no table has"));
+        }
+        let needed = words(capacity + TAIL, packing);
+        if words_held < needed || len > capacity + TAIL + overflow || overflow > len {
+            return Err(bad("has counts that do not add up"));
+        }
+        let bytes = footprint(words_held).saturating_add(overflow_bytes(overflow));
+        if words_held > max_bytes / SLOT || bytes > max_bytes {
+            return Ok(None);
+        }
+        if words_held > set.slots.len() && !set.slots.grow(words_held) {
+            return Ok(None);
+        }
+        input.read_exact(set.slots.as_bytes_mut())?;
+        set.overflow.reserve(overflow);
+        for _ in 0..overflow {
+            let mut bytes = [0u8; SLOT];
+            input.read_exact(&mut bytes)?;
+            set.overflow.insert(u128::from_le_bytes(bytes));
+        }
+        if set.overflow.len() != overflow {
+            return Err(bad("holds a fingerprint twice"));
+        }
+        set.capacity = capacity;
+        set.packing = packing;
+        set.len = len;
+        set.peak = set.bytes();
+        Ok(Some(set))
     }
 }
 

@@ -351,3 +351,48 @@ fn a_densely_packed_table_keeps_the_high_half_and_the_low_bits_of_its_packing() 
     let set = FingerprintSet::with_packings(1 << 30, SMALL_PACKINGS);
     check_a_packed_table_keeps_the_high_half_and_the_low_bits(set, SMALL_PACKINGS[1]);
 }
+
+#[test]
+fn a_table_written_out_reads_back_as_the_same_set_wide_or_packed_and_grows_on() {
+    let key = |i: u128| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) ^ (i << 100)) | 1;
+    let crowd = |i: u128| (u128::from(u64::MAX) << 64) | (i + 1);
+    let budget = 9 << 20;
+    for packed in [false, true] {
+        let mut set = FingerprintSet::with_packings(budget, SMALL_PACKINGS);
+        // A run past the last slot, so that the overflow list is written too.
+        for i in 0..(TAIL as u128 + 100) {
+            assert_eq!(set.insert(crowd(i)), Ok(true));
+        }
+        // Wide: 8,192 slots; packed: more than 2^14 (SMALL_PACKINGS).
+        let inserted = if packed { 20_000 } else { 3_000 };
+        for i in 0..inserted {
+            assert_eq!(set.insert(key(i)), Ok(true));
+        }
+        assert_eq!(set.packing.is_some(), packed);
+        assert!(!set.overflow.is_empty());
+        let mut bytes = vec![];
+        set.write_to(&mut bytes).unwrap();
+        let mut back = FingerprintSet::read_packed(&mut bytes.as_slice(), budget, SMALL_PACKINGS).unwrap().unwrap();
+        assert_well_formed(&back);
+        assert_eq!((back.len(), back.capacity, back.packing), (set.len(), set.capacity, set.packing));
+        assert!(
+            (0..inserted).all(|i| back.contains(key(i))) && (0..TAIL as u128 + 100).all(|i| back.contains(crowd(i)))
+        );
+        assert!((inserted + 1..inserted + 100_000).all(|i| !back.contains(key(i))));
+        // It grows on as the table written would have, keeping every fingerprint.
+        let more = (inserted..inserted + 50_000).take_while(|&i| back.insert(key(i)).is_ok()).count() as u128;
+        assert_well_formed(&back);
+        assert!((0..inserted + more).all(|i| back.contains(key(i))));
+        // Too big for a smaller budget: not read (Ok(None)), never past it.
+        assert!(FingerprintSet::read_packed(&mut bytes.as_slice(), set.bytes() / 2, SMALL_PACKINGS).unwrap().is_none());
+        // Cut short or with a wrong first word: an error, never a panic or a set.
+        assert!(FingerprintSet::read_packed(&mut &bytes[..bytes.len() - 1], budget, SMALL_PACKINGS).is_err());
+        let mut forged = bytes.clone();
+        forged[0] ^= 1;
+        assert!(FingerprintSet::read_packed(&mut forged.as_slice(), budget, SMALL_PACKINGS).is_err());
+        // Counts that cannot be: an error, whatever the slots hold.
+        let mut forged = bytes.clone();
+        forged[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(FingerprintSet::read_packed(&mut forged.as_slice(), budget, SMALL_PACKINGS).is_err());
+    }
+}

@@ -231,8 +231,9 @@ fn load_or_make_key(path: &Path) -> io::Result<[u8; 16]> {
 }
 
 /// Whether `name` is an entry file's (`entry_file_name`'s), the only files a checkpoint names.
+/// An entry file's name, or one of a search kept inside its bucket (`Inside`).
 fn is_entry_file(name: &str) -> bool {
-    super::parse_file_name(name).is_some()
+    super::parse_file_name(name).is_some() || super::parse_inside_file_name(name).is_some()
 }
 
 /// What became of a kept proof of the job.

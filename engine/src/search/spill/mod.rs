@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::position::{Place, Played, Position};
 use crate::variant::Variant;
+use crate::visited::FingerprintSet;
 
 use super::Limit;
 
@@ -92,6 +93,18 @@ pub(super) struct EntryQueue {
     pub(super) broken: bool,
     /// What went wrong with the files, in a line, for the job's outcome.
     pub(super) trouble: Option<String>,
+    /// The buckets a kept proof stopped inside, by level and bucket, with what it kept
+    /// of their searches (`Inside`): taken up when each is read.
+    inside: BTreeMap<(usize, usize), Inside>,
+}
+
+/// What a kept proof holds of the search of a bucket it stopped inside: its store and
+/// the positions stored and not expanded, in two files of the proof's directory
+/// (`inside_file_name`), as written.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Inside {
+    pub(super) store: Written,
+    pub(super) unexpanded: Written,
 }
 
 /// What every queue of a proof shares: the entries waiting for each level and bucket
@@ -159,6 +172,7 @@ impl EntryQueue {
             failed: None,
             broken: false,
             trouble: None,
+            inside: BTreeMap::new(),
         }
     }
 
@@ -183,12 +197,20 @@ impl EntryQueue {
     pub(super) fn adopt(&mut self, files: &BTreeMap<String, Written>) {
         let mut bytes = 0;
         {
-            let mut waiting = self.waiting();
+            let mut inside = BTreeMap::new();
+            let mut waiting = self.shared.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             for (name, &written) in files {
+                bytes += written.len;
+                if let Some((key, what)) = parse_inside_file_name(name) {
+                    let kept: &mut Inside = inside.entry(key).or_default();
+                    *(if what == STORE { &mut kept.store } else { &mut kept.unexpanded }) = written;
+                    continue;
+                }
                 let Some(key) = parse_file_name(name) else { continue };
                 waiting.by_bucket.insert(key, Entries { buffer: vec![], written, on_disk: true });
-                bytes += written.len;
             }
+            drop(waiting);
+            self.inside = inside;
         }
         let disk = self.shared.disk.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.shared.peak_disk.fetch_max(disk, Ordering::Relaxed);
@@ -205,6 +227,16 @@ impl EntryQueue {
         let disk = self.shared.disk.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.shared.peak_disk.fetch_max(disk, Ordering::Relaxed);
         disk <= self.shared.max_disk && self.room_on_disk(bytes)
+    }
+
+    /// Counts `bytes` more of files against the disk budget if they fit in it and leave
+    /// the filesystem's free space (looked at now) at least `keep_free`; false, and
+    /// nothing counted, if not.
+    pub(super) fn hold_disk_if_room(&mut self, bytes: u64) -> bool {
+        let disk = self.shared.disk.load(Ordering::Relaxed).saturating_add(bytes);
+        let free = free_bytes(&self.dir);
+        let room = self.shared.keep_free == 0 || free.is_none_or(|f| f >= self.shared.keep_free.saturating_add(bytes));
+        room && disk <= self.shared.max_disk && self.hold_disk(bytes)
     }
 
     /// The most bytes of files the proof has had at once.
@@ -331,13 +363,32 @@ impl EntryQueue {
         Ok(self.waiting().by_bucket.keys().next().map(|&(level, _)| level))
     }
 
-    /// The entries of the lowest level and bucket that has some, to be read in turn.
+    /// Whether a kept proof stopped inside a bucket of `level` (`Inside`).
+    pub(super) fn stopped_inside(&self, level: usize) -> bool {
+        self.inside.range((level, 0)..(level + 1, 0)).next().is_some()
+    }
+
+    /// What a kept proof holds of the search of bucket `key`, if it stopped inside it,
+    /// taken off the queue: its files are the taker's to read and remove.
+    pub(super) fn take_inside(&mut self, key: (usize, usize)) -> Option<Inside> {
+        self.inside.remove(&key)
+    }
+
+    /// The file of the proof's directory where the search of bucket `key` kept `what`
+    /// (STORE or UNEXPANDED) when the proof stopped inside it.
+    pub(super) fn inside_file(&self, key: (usize, usize), what: &str) -> PathBuf {
+        self.dir.join(inside_file_name(key, what))
+    }
+
+    /// The entries of the lowest level and bucket that has some, to be read in turn: a
+    /// bucket the proof stopped inside first, since its store is taken up alone.
     pub(super) fn next_bucket(&mut self) -> Option<io::Result<(usize, Source)>> {
         if let Err(e) = self.hand_in() {
             return Some(Err(e));
         }
         let level = *self.waiting().by_bucket.keys().next().map(|(level, _)| level)?;
-        let mut buckets = self.take_level(level, 1);
+        let first = self.inside.range((level, 0)..(level + 1, 0)).next().map_or(0, |(&(_, bucket), _)| bucket);
+        let mut buckets = self.take_level_from(level, first, 1);
         let (bucket, source) = buckets.pop()?;
         self.reading = (level, bucket);
         Some(source.map(|source| (level, source)))
@@ -347,9 +398,14 @@ impl EntryQueue {
     /// turn, taken off the queue (the buckets of one level do not reach one another, so
     /// they may be read at once).
     pub(super) fn take_level(&mut self, level: usize, most: usize) -> Vec<(usize, io::Result<Source>)> {
+        self.take_level_from(level, 0, most)
+    }
+
+    /// take_level, from bucket `first` on.
+    fn take_level_from(&mut self, level: usize, first: usize, most: usize) -> Vec<(usize, io::Result<Source>)> {
         let mut waiting = self.waiting();
         let keys: Vec<(usize, usize)> =
-            waiting.by_bucket.range((level, 0)..(level + 1, 0)).map(|(&key, _)| key).take(most).collect();
+            waiting.by_bucket.range((level, first)..(level + 1, 0)).map(|(&key, _)| key).take(most).collect();
         let mut out = vec![];
         for (level, bucket) in keys {
             let Some(mut entries) = waiting.by_bucket.remove(&(level, bucket)) else { continue };
@@ -396,6 +452,101 @@ impl EntryQueue {
                 let _ = fs::remove_file(path);
             }
         }
+    }
+}
+
+/// A file of what a search stopped inside its bucket keeps (`Inside`), being written:
+/// to a name of its own, renamed to the bucket's once whole and durable, so that it may
+/// replace the file it was made from (the positions not expanded that a search taken up
+/// had left, `take_up_inside`).
+pub(super) struct InsideFile {
+    file: io::BufWriter<fs::File>,
+    written: Written,
+    part: PathBuf,
+    path: PathBuf,
+}
+
+impl InsideFile {
+    pub(super) fn create(gate: &EntryQueue, key: (usize, usize), what: &str) -> io::Result<InsideFile> {
+        let path = gate.inside_file(key, what);
+        let part = path.with_extension(format!("{what}.part"));
+        let _ = fs::remove_file(&part);
+        let file = io::BufWriter::with_capacity(1 << 20, files::create_new(&part)?);
+        Ok(InsideFile { file, written: Written::default(), part, path })
+    }
+
+    /// Writes `position` as an entry is written, for `Source` to read back.
+    pub(super) fn position(
+        &mut self,
+        codec: &Codec,
+        position: &Position,
+        rules: &Variant,
+        record: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        record.clear();
+        // A record as an entry file holds it: its length in a byte, then its bytes.
+        codec.encode(position, rules, record);
+        self.write_all(record)
+    }
+
+    /// Writes an entry's bytes as read from a `Source` (without their length).
+    pub(super) fn record(&mut self, record: &[u8]) -> io::Result<()> {
+        let len = u8::try_from(record.len()).map_err(|_| io::Error::other("an entry of more than 255 bytes"))?;
+        self.write_all(&[len])?;
+        self.write_all(record)
+    }
+
+    /// Makes the file durable under the bucket's name; what was written to it.
+    pub(super) fn finish(mut self) -> io::Result<Written> {
+        self.file.flush()?;
+        self.file.get_ref().sync_all()?;
+        fs::rename(&self.part, &self.path)?;
+        Ok(self.written)
+    }
+}
+
+impl Write for InsideFile {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(bytes)?;
+        self.written.add(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl EntryQueue {
+    /// Takes up what a kept proof holds of the search of bucket `key`, which it stopped
+    /// inside: its store, as a table within `max_bytes`, and the positions it stored and
+    /// had not expanded, to be read in turn (their file is removed once read to its
+    /// end, `done_with`). None, and both files removed, if the store does not fit in
+    /// `max_bytes` (a run with less memory): the bucket is then searched afresh from
+    /// its entries, which its file still holds whole.
+    pub(super) fn take_up_inside(
+        &mut self,
+        key: (usize, usize),
+        inside: Inside,
+        max_bytes: usize,
+    ) -> io::Result<Option<(FingerprintSet, Source)>> {
+        let store_path = self.inside_file(key, STORE);
+        let unexpanded_path = self.inside_file(key, UNEXPANDED);
+        let mut file = BufReader::with_capacity(1 << 20, Checked::open(&store_path, inside.store)?);
+        let store = FingerprintSet::read_from(&mut file, max_bytes)?;
+        if store.is_some() && file.read(&mut [0u8; 1])? != 0 {
+            return Err(io::Error::other(format!("{} holds more than its store", store_path.display())));
+        }
+        drop(file);
+        let _ = fs::remove_file(&store_path);
+        self.release_disk(inside.store.len);
+        let Some(store) = store else {
+            let _ = fs::remove_file(&unexpanded_path);
+            self.release_disk(inside.unexpanded.len);
+            return Ok(None);
+        };
+        let reader = BufReader::with_capacity(FILE_BUFFER, Checked::open(&unexpanded_path, inside.unexpanded)?);
+        Ok(Some((store, Source::File(reader, unexpanded_path, inside.unexpanded))))
     }
 }
 
@@ -530,6 +681,25 @@ fn entry_file_name(level: usize, bucket: usize) -> String {
     format!("level-{level:03}-{bucket:02}.entries")
 }
 
+/// What a kept search of a bucket holds (`Inside`): its store, and the positions it
+/// stored and had not expanded, each in a file named for the bucket and this.
+pub(super) const STORE: &str = "store";
+pub(super) const UNEXPANDED: &str = "unexpanded";
+
+fn inside_file_name((level, bucket): (usize, usize), what: &str) -> String {
+    format!("level-{level:03}-{bucket:02}.{what}")
+}
+
+/// The level and bucket of a kept search's file's name, and which of the two it is
+/// (`inside_file_name`'s, exactly).
+pub(super) fn parse_inside_file_name(name: &str) -> Option<((usize, usize), &'static str)> {
+    let (stem, what) = name.strip_prefix("level-")?.split_once('.')?;
+    let what = [STORE, UNEXPANDED].into_iter().find(|&w| w == what)?;
+    let (level, bucket) = stem.split_once('-')?;
+    let key = (level.parse().ok()?, bucket.parse().ok()?);
+    (inside_file_name(key, what) == name && key.1 < BUCKETS).then_some((key, what))
+}
+
 /// The level and bucket of an entry file's name (`entry_file_name`'s, exactly).
 fn parse_file_name(name: &str) -> Option<(usize, usize)> {
     let (level, bucket) = name.strip_prefix("level-")?.strip_suffix(".entries")?.split_once('-')?;
@@ -582,12 +752,19 @@ pub(super) fn make_private_dir(dir: &Path) -> io::Result<()> {
 pub(super) fn keep_to_go_on(
     gate: &mut EntryQueue,
     reading: Vec<((usize, usize), Source)>,
+    inside: Vec<((usize, usize), Inside)>,
     kept: &Path,
     job: &str,
     done: RunsSoFar,
 ) -> io::Result<()> {
     gate.flush_all()?;
     let mut files = BTreeMap::new();
+    // The searches kept inside their buckets now, and those a kept proof had that this
+    // run did not reach.
+    for (key, kept) in inside.into_iter().chain(std::mem::take(&mut gate.inside)) {
+        files.insert(inside_file_name(key, STORE), kept.store);
+        files.insert(inside_file_name(key, UNEXPANDED), kept.unexpanded);
+    }
     for ((level, bucket), source) in reading {
         match source {
             Source::Memory(entries) => {
