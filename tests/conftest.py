@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 import subprocess
 import sys
 import time
@@ -17,6 +18,13 @@ from click.testing import CliRunner
 from fcanalyze.dataset.store import part_files, read_dataset
 
 DATA = Path(__file__).parent / "data"
+
+# A process started in the background by a shell without job control (`make check &`,
+# nohup, some CI runners) has Ctrl-C ignored, and so has every process it starts: the
+# tests that send SIGINT to a solve would see it ignored, as it should be there. The
+# tests' processes take Ctrl-C as a terminal's foreground job does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def read_deal_vectors() -> dict[int, str]:
