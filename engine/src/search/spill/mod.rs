@@ -11,6 +11,7 @@
 mod checkpoint;
 mod codec;
 mod files;
+mod inside;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -21,7 +22,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::position::{Place, Played, Position};
 use crate::variant::Variant;
-use crate::visited::FingerprintSet;
 
 use super::Limit;
 
@@ -29,6 +29,8 @@ pub(super) use checkpoint::{claim, looks_kept, removable, Checkpoint, Claim, Run
 pub(super) use codec::Codec;
 use codec::BUCKETS;
 use files::{Checked, Written};
+use inside::{inside_file_name, parse_inside_file_name};
+pub(super) use inside::{Inside, InsideFile, STORE, UNEXPANDED};
 
 /// Where a layered proof keeps its entries, and how much disk it may fill.
 #[derive(Clone, Debug)]
@@ -96,15 +98,6 @@ pub(super) struct EntryQueue {
     /// The buckets a kept proof stopped inside, by level and bucket, with what it kept
     /// of their searches (`Inside`): taken up when each is read.
     inside: BTreeMap<(usize, usize), Inside>,
-}
-
-/// What a kept proof holds of the search of a bucket it stopped inside: its store and
-/// the positions stored and not expanded, in two files of the proof's directory
-/// (`inside_file_name`), as written.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct Inside {
-    pub(super) store: Written,
-    pub(super) unexpanded: Written,
 }
 
 /// What every queue of a proof shares: the entries waiting for each level and bucket
@@ -455,101 +448,6 @@ impl EntryQueue {
     }
 }
 
-/// A file of what a search stopped inside its bucket keeps (`Inside`), being written:
-/// to a name of its own, renamed to the bucket's once whole and durable, so that it may
-/// replace the file it was made from (the positions not expanded that a search taken up
-/// had left, `take_up_inside`).
-pub(super) struct InsideFile {
-    file: io::BufWriter<fs::File>,
-    written: Written,
-    part: PathBuf,
-    path: PathBuf,
-}
-
-impl InsideFile {
-    pub(super) fn create(gate: &EntryQueue, key: (usize, usize), what: &str) -> io::Result<InsideFile> {
-        let path = gate.inside_file(key, what);
-        let part = path.with_extension(format!("{what}.part"));
-        let _ = fs::remove_file(&part);
-        let file = io::BufWriter::with_capacity(1 << 20, files::create_new(&part)?);
-        Ok(InsideFile { file, written: Written::default(), part, path })
-    }
-
-    /// Writes `position` as an entry is written, for `Source` to read back.
-    pub(super) fn position(
-        &mut self,
-        codec: &Codec,
-        position: &Position,
-        rules: &Variant,
-        record: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        record.clear();
-        // A record as an entry file holds it: its length in a byte, then its bytes.
-        codec.encode(position, rules, record);
-        self.write_all(record)
-    }
-
-    /// Writes an entry's bytes as read from a `Source` (without their length).
-    pub(super) fn record(&mut self, record: &[u8]) -> io::Result<()> {
-        let len = u8::try_from(record.len()).map_err(|_| io::Error::other("an entry of more than 255 bytes"))?;
-        self.write_all(&[len])?;
-        self.write_all(record)
-    }
-
-    /// Makes the file durable under the bucket's name; what was written to it.
-    pub(super) fn finish(mut self) -> io::Result<Written> {
-        self.file.flush()?;
-        self.file.get_ref().sync_all()?;
-        fs::rename(&self.part, &self.path)?;
-        Ok(self.written)
-    }
-}
-
-impl Write for InsideFile {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let n = self.file.write(bytes)?;
-        self.written.add(&bytes[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
-    }
-}
-
-impl EntryQueue {
-    /// Takes up what a kept proof holds of the search of bucket `key`, which it stopped
-    /// inside: its store, as a table within `max_bytes`, and the positions it stored and
-    /// had not expanded, to be read in turn (their file is removed once read to its
-    /// end, `done_with`). None, and both files removed, if the store does not fit in
-    /// `max_bytes` (a run with less memory): the bucket is then searched afresh from
-    /// its entries, which its file still holds whole.
-    pub(super) fn take_up_inside(
-        &mut self,
-        key: (usize, usize),
-        inside: Inside,
-        max_bytes: usize,
-    ) -> io::Result<Option<(FingerprintSet, Source)>> {
-        let store_path = self.inside_file(key, STORE);
-        let unexpanded_path = self.inside_file(key, UNEXPANDED);
-        let mut file = BufReader::with_capacity(1 << 20, Checked::open(&store_path, inside.store)?);
-        let store = FingerprintSet::read_from(&mut file, max_bytes)?;
-        if store.is_some() && file.read(&mut [0u8; 1])? != 0 {
-            return Err(io::Error::other(format!("{} holds more than its store", store_path.display())));
-        }
-        drop(file);
-        let _ = fs::remove_file(&store_path);
-        self.release_disk(inside.store.len);
-        let Some(store) = store else {
-            let _ = fs::remove_file(&unexpanded_path);
-            self.release_disk(inside.unexpanded.len);
-            return Ok(None);
-        };
-        let reader = BufReader::with_capacity(FILE_BUFFER, Checked::open(&unexpanded_path, inside.unexpanded)?);
-        Ok(Some((store, Source::File(reader, unexpanded_path, inside.unexpanded))))
-    }
-}
-
 /// Hands `buffer`, entries of level and bucket `key`, in to those waiting; a buffer that
 /// fills goes to its file, and so do all of them when they hold more than `max_buffered`.
 fn hand_in_one(
@@ -679,25 +577,6 @@ fn file_name(dir: &Path, level: usize, bucket: usize) -> PathBuf {
 
 fn entry_file_name(level: usize, bucket: usize) -> String {
     format!("level-{level:03}-{bucket:02}.entries")
-}
-
-/// What a kept search of a bucket holds (`Inside`): its store, and the positions it
-/// stored and had not expanded, each in a file named for the bucket and this.
-pub(super) const STORE: &str = "store";
-pub(super) const UNEXPANDED: &str = "unexpanded";
-
-fn inside_file_name((level, bucket): (usize, usize), what: &str) -> String {
-    format!("level-{level:03}-{bucket:02}.{what}")
-}
-
-/// The level and bucket of a kept search's file's name, and which of the two it is
-/// (`inside_file_name`'s, exactly).
-pub(super) fn parse_inside_file_name(name: &str) -> Option<((usize, usize), &'static str)> {
-    let (stem, what) = name.strip_prefix("level-")?.split_once('.')?;
-    let what = [STORE, UNEXPANDED].into_iter().find(|&w| w == what)?;
-    let (level, bucket) = stem.split_once('-')?;
-    let key = (level.parse().ok()?, bucket.parse().ok()?);
-    (inside_file_name(key, what) == name && key.1 < BUCKETS).then_some((key, what))
 }
 
 /// The level and bucket of an entry file's name (`entry_file_name`'s, exactly).
