@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 class ProgressBar:
     """A sweep.Progress that draws a bar on stderr. The bar advances by each job's
-    expected cost (the ETA stays honest when cheap jobs go first); its postfix counts
+    expected time, from the shipped table where it has the job (the ETA starts from the
+    sweep's estimate, and stays honest when cheap jobs go first); its postfix counts
     jobs and verdicts. No bar when stderr is not a terminal (a log file, a pipe)."""
 
     def __init__(self) -> None:
@@ -35,6 +36,8 @@ class ProgressBar:
                 smoothing=0.05,
                 bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]",
             )
+        if tally.total != bar.total:
+            bar.total = tally.total
         bar.update(tally.done - bar.n)
         postfix = {"jobs": f"{tally.ran:,}/{tally.to_run:,}"}
         postfix.update({s: f"{tally.counts.get(s, 0):,}" for s in STATUSES if tally.counts.get(s) or s != ERROR})

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +39,8 @@ class Estimate:
     worker_seconds: float
     seconds: float
     known: int
+    # The open jobs' costs (JobCosts) summed: what a sweep's progress runs up to.
+    cost: int = 0
 
     def text(self, workers: int) -> str:
         source = "the shipped table's positions" if self.known else "typical jobs"
@@ -63,6 +65,36 @@ def job_seconds(nodes: int | None, cells: int, max_seconds: float | None) -> flo
     for its cell count; a time budget caps it."""
     seconds = expected_cost(cells) * 1e-4 if nodes is None else JOB_SECONDS + nodes * POSITION_SECONDS
     return min(seconds, max_seconds + 0.5) if max_seconds else seconds
+
+
+# A job's cost in progress units (JobCosts): a tenth of a millisecond of worker time.
+COST_UNIT_SECONDS = 1e-4
+
+
+def _units(seconds: np.ndarray | float) -> np.ndarray:
+    return np.maximum(1, np.rint(np.asarray(seconds) / COST_UNIT_SECONDS)).astype(np.int64)
+
+
+class JobCosts:
+    """Each job's expected worker time in whole tenths of a millisecond, as the
+    estimate reckons it (a job settled by a proof with more cells costs one): what a
+    sweep's progress advances by as each job's row comes in, so that the bar's ETA
+    follows the estimate and corrects itself as the work goes faster or slower."""
+
+    def __init__(self, variant: str, max_seconds: float | None):
+        self.effort = table_effort(variant)
+        self.means = _mean_seconds(variant, max_seconds)
+        self.max_seconds = max_seconds
+
+    def __call__(self, deal: int, cells: int, implied: bool = False) -> int:
+        if implied:
+            return 1
+        nodes = -1
+        if self.effort is not None and deal <= CLASSIC_DEALS and cells < CELL_COUNTS:
+            nodes = int(self.effort.nodes[deal, cells])
+        if nodes >= 0:
+            return int(_units(job_seconds(nodes, cells, self.max_seconds)))
+        return int(_units(self.means.get(cells, job_seconds(None, cells, self.max_seconds))))
 
 
 @dataclass(frozen=True)
@@ -132,7 +164,7 @@ def estimate(
     deals = np.concatenate([np.arange(lo, hi + 1) for lo, hi in in_table if lo <= hi] or [np.zeros(0, np.int64)])
     beyond = sum(hi - lo + 1 for lo, hi in spans) - len(deals)
     done_set = {(d, k) for d, k in done}
-    known = searched = 0
+    known = searched = cost = 0
     work = 0.0
     long_jobs: list[float] = []
     settled = np.zeros(len(deals), dtype=bool)  # lost with more cells, in this sweep
@@ -150,15 +182,18 @@ def estimate(
             is_long = searched_mask & (nodes >= LONG_JOB_NODES)
             long_jobs += seconds[is_long].tolist()
             work += float(seconds[searched_mask].sum())
+            cost += int(_units(seconds[searched_mask]).sum()) + int((open_here & settled).sum())
             known += int(searched_mask.sum())
             searched += int(searched_mask.sum())
             settled |= effort.lost[deals, k]
         else:
             count = int(open_here.sum())
             work += count * fallback
+            cost += count * int(_units(fallback))
             searched += count
         count_beyond = beyond - sum(1 for d, c in done_set if c == k and d > CLASSIC_DEALS)
         work += count_beyond * fallback
+        cost += count_beyond * int(_units(fallback))
         searched += count_beyond
     # The long jobs first, each to the first worker free; the rest spread over all.
     free = [0.0] * max(1, workers)
@@ -166,7 +201,7 @@ def estimate(
         heapq.heapreplace(free, free[0] + long_seconds)
     rest = work - sum(long_jobs)
     wall = max(max(free), (sum(free) + rest) / len(free))
-    return Estimate(searched, work, wall, known)
+    return Estimate(searched, work, wall, known, cost)
 
 
 @functools.cache

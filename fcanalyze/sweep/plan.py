@@ -28,8 +28,8 @@ from ..solving.budgets import (
     threads_within,
 )
 from ..status import ERROR, UNKNOWN
-from .estimate import Estimate, estimate
-from .progress import Progress, expected_cost
+from .estimate import Estimate, JobCosts, estimate
+from .progress import Progress
 from .queue import JobQueue
 from .recorder import Recorder
 from .solutions import SOLUTIONS, with_solution_kept
@@ -270,8 +270,13 @@ class SweepPlan:
         )
         to_run_by_cells = {k: len(space.deals) - done_by_cells[k] for k in space.cells}
         self.to_run = sum(to_run_by_cells.values())
-        total_cost = sum(n * expected_cost(k) for k, n in to_run_by_cells.items())
-        self.recorder = Recorder(dataset, self.to_run, total_cost, progress)
+        self._redo = redo
+        self._estimate: Estimate | None = None
+        # Progress advances by each job's estimated time, so that the bar's ETA starts
+        # from the estimate and corrects itself as the jobs come in.
+        costs = JobCosts(space.variant, budgets.max_seconds)
+        total_cost = self.estimate().cost if self.to_run else 0
+        self.recorder = Recorder(dataset, self.to_run, total_cost, progress, costs)
         self.queue = JobQueue(
             space, rules, budgets, self.host, kept, self.recorder.recorded, redo, self.record, self.to_run
         )
@@ -279,14 +284,16 @@ class SweepPlan:
         self.summary.cells = list(space.cells)
         self.summary.max_seconds = budgets.max_seconds
         self.open_by_cells = {k: n for k, n in to_run_by_cells.items() if n}
-        self._redo = redo
 
     def estimate(self) -> Estimate:
         """How long the open jobs will take on the workers, from the shipped table's
         positions (sweep.estimate): before the sweep, for a plan or --dry-run."""
-        kept, redo, space = self.dataset.status, self._redo, self.space
-        done = ((deal, cells) for (deal, _, cells), status in kept.items() if status not in redo)
-        return estimate(space.deals.spans, space.cells, done, space.variant, self.n_workers, self.budgets.max_seconds)
+        if self._estimate is None:
+            kept, redo, space = self.dataset.status, self._redo, self.space
+            done = ((deal, cells) for (deal, _, cells), status in kept.items() if status not in redo)
+            spans, variant, seconds = space.deals.spans, space.variant, self.budgets.max_seconds
+            self._estimate = estimate(spans, space.cells, done, variant, self.n_workers, seconds)
+        return self._estimate
 
     def record(self, row: Row) -> None:
         if self.recorder.record(with_solution_kept(row, self.solutions)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Callable
 
 from ..dataset.jobs import Key
 from ..dataset.store import Dataset, Row
@@ -20,7 +21,14 @@ class Recorder:
     """Takes each job's row once (a job a cluster ran twice, a lost worker's, counts
     once), appends new rows and replaces retried ones, and keeps the tally."""
 
-    def __init__(self, dataset: Dataset, to_run: int, total_cost: int, progress: Progress | None):
+    def __init__(
+        self,
+        dataset: Dataset,
+        to_run: int,
+        total_cost: int,
+        progress: Progress | None,
+        costs: Callable[[int, int, bool], int] | None = None,
+    ):
         self.dataset = dataset
         self.progress = progress
         # The status of every job this run has recorded.
@@ -29,6 +37,9 @@ class Recorder:
         self.to_run = to_run
         self.total_cost = total_cost
         self.done_cost = 0
+        # A job's cost to the progress: its estimated time (sweep.estimate.JobCosts), or
+        # its cell count's typical cost.
+        self.costs = costs
         self.engine_seconds = 0.0
         self.verify_seconds = 0.0
         self.write_seconds = 0.0
@@ -51,7 +62,9 @@ class Recorder:
         if row.seconds is not None:
             self.engine_seconds += row.seconds
             self.verify_seconds += row.verify_seconds or 0.0
-        self.done_cost += expected_cost(key[2])
+        deal, _, cells = key
+        implied = row.implied_by is not None
+        self.done_cost += self.costs(deal, cells, implied) if self.costs is not None else expected_cost(cells)
         return True
 
     def flush(self) -> None:
@@ -77,6 +90,9 @@ class Recorder:
     def report(self, force: bool = False, final: bool = False) -> None:
         """Calls the progress callback, at most five times a second unless forced."""
         if self.progress is not None and (force or time.monotonic() - self._last_report >= PROGRESS_SECONDS):
-            tally = Tally(self.done_cost, self.total_cost, self.ran, self.to_run, dict(self.counts))
+            # Jobs the estimate took for settled by proofs with more cells, and searched
+            # after all, may take the progress past its total: it stops just short.
+            total = max(self.total_cost, self.done_cost + (0 if final else 1))
+            tally = Tally(self.done_cost, total, self.ran, self.to_run, dict(self.counts))
             self.progress(tally, final)
             self._last_report = time.monotonic()

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fcanalyze.sweep.estimate import JOB_SECONDS, POSITION_SECONDS, duration, estimate, table_effort
+from fcanalyze.sweep.estimate import JOB_SECONDS, POSITION_SECONDS, JobCosts, duration, estimate, table_effort
 
 
 def test_a_job_costs_its_positions_in_the_table_up_to_its_time_budget():
@@ -56,3 +56,28 @@ def test_dry_run_prints_the_plan_and_its_estimate_and_runs_nothing(tmp_path, run
     assert "freecell: 3,000 jobs to run (1,000 with 4, 1,000 with 2, 1,000 with 1)" in result.stdout
     assert re.search(r"about \d+ (s|min) on 2 workers \(from the shipped table's positions\)", result.stdout)
     assert not out.exists()
+
+
+def test_a_sweeps_progress_advances_by_each_jobs_estimated_time_and_ends_at_its_total(tmp_path):
+    """The progress of a sweep of deals 1..60 and 982 at 2 cells starts at the estimate's
+    total, advances by each job's cost as its row comes in (982's, a proof of billions
+    of positions capped at its time budget, counts for more than all the others), and
+    ends exactly at its total."""
+    from fcanalyze.sweep import sweep
+
+    tallies = []
+    sweep(
+        [*range(1, 61), 982],
+        cells=[2],
+        out=tmp_path / "ds",
+        workers=1,
+        max_seconds=1,
+        progress=lambda tally, final: tallies.append((tally, final)),
+    )
+    costs = JobCosts("freecell", 1)
+    first, (last, final) = tallies[0][0], tallies[-1]
+    expected = sum(costs(d, 2) for d in [*range(1, 61), 982])
+    assert first.done == 0 and first.total == expected
+    assert final and last.done == last.total == expected and last.ran == 61
+    assert costs(982, 2) > sum(costs(d, 2) for d in range(1, 61))
+    assert all(a.done <= b.done for (a, _), (b, _) in zip(tallies, tallies[1:]))
