@@ -30,7 +30,7 @@ pub enum Slots {
 pub fn footprint(slots: usize) -> usize {
     let bytes = slots.saturating_mul(SLOT);
     if cfg!(target_os = "linux") && bytes >= MAPPED_FROM {
-        bytes.next_multiple_of(HUGE_PAGE)
+        bytes.checked_next_multiple_of(HUGE_PAGE).unwrap_or(usize::MAX)
     } else {
         bytes
     }

@@ -83,7 +83,7 @@ fn width_of(capacity: usize) -> u64 {
 /// The bytes an overflow set of `capacity` takes (a hash table's buckets and a control
 /// byte each, at most 7/8 of them full).
 fn overflow_bytes(capacity: usize) -> usize {
-    capacity * 8 / 7 * (SLOT + 1)
+    (capacity.saturating_mul(8) / 7).saturating_mul(SLOT + 1)
 }
 
 /// Where a probe for a fingerprint ended.
@@ -510,8 +510,15 @@ impl FingerprintSet {
         if capacity < INITIAL_CAPACITY || !in_range {
             return Err(bad("has a capacity no table has"));
         }
-        let needed = words(capacity + TAIL, packing);
-        if words_held < needed || len > capacity + TAIL + overflow || overflow > len {
+        // Header words are read as they are, so every sum over them is checked: a damaged
+        // one must give an error, never an overflow.
+        let slots = capacity.checked_add(TAIL).filter(|&s| s <= usize::MAX / SLOT);
+        let counts_add_up = slots.is_some_and(|slots| {
+            words_held >= words(slots, packing)
+                && slots.checked_add(overflow).is_some_and(|most| len <= most)
+                && overflow <= len
+        });
+        if !counts_add_up {
             return Err(bad("has counts that do not add up"));
         }
         let bytes = footprint(words_held).saturating_add(overflow_bytes(overflow));

@@ -394,5 +394,13 @@ fn a_table_written_out_reads_back_as_the_same_set_wide_or_packed_and_grows_on() 
         let mut forged = bytes.clone();
         forged[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(FingerprintSet::read_packed(&mut forged.as_slice(), budget, SMALL_PACKINGS).is_err());
+        // Any header word at its largest (capacity, packing, length, words held, overflow):
+        // never a panic or a set, however the sums over it would overflow.
+        for (word, huge) in (1..6).flat_map(|w| [(w, u64::MAX), (w, u64::MAX - 1), (w, 1 << 63)]) {
+            let mut forged = bytes.clone();
+            forged[8 * word..8 * word + 8].copy_from_slice(&huge.to_le_bytes());
+            let read = FingerprintSet::read_packed(&mut forged.as_slice(), budget, SMALL_PACKINGS);
+            assert!(!matches!(read, Ok(Some(_))), "header word {word} at {huge} read as a set");
+        }
     }
 }
