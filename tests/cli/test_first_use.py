@@ -10,7 +10,8 @@ from conftest import HANG
 
 import fcanalyze
 from fcanalyze.cli.progress import ProgressBar
-from fcanalyze.sweep import expected_cost, plan_sweep
+from fcanalyze.sweep import plan_sweep
+from fcanalyze.sweep.estimate import JobCosts
 
 
 def test_no_command_prints_the_plain_help(run_cli):
@@ -137,19 +138,21 @@ def test_progress_is_weighed_by_cost_and_its_last_tally_is_exact(tmp_path):
     tallies = []
     plan = plan_sweep("1-40", "0-4", tmp_path / "p", workers=2, progress=lambda t, final: tallies.append((t, final)))
     try:
+        total = plan.estimate().cost
         summary = plan.run()
     finally:
         plan.close()
-    total = 40 * sum(expected_cost(k) for k in range(5))
     first, (last, final) = tallies[0][0], tallies[-1]
     assert (first.done, first.total, first.ran, first.to_run) == (0, total, 0, 200)
     assert final and [f for _, f in tallies].count(True) == 1
-    assert (last.done, last.ran) == (total, 200)
+    assert (last.done, last.total, last.ran) == (total, total, 200)
     assert [t.done for t, _ in tallies] == sorted(t.done for t, _ in tallies)
     counts = {s: sum(c[s] for c in summary.by_cells.values()) for s in ("solved", "unsolvable", "unknown")}
     assert {s: n for s, n in last.counts.items() if n} == {s: n for s, n in counts.items() if n}
-    # A 1-cell job weighs some eighty times a 4-cell one: half the jobs done is not half the time.
-    assert expected_cost(1) > 50 * expected_cost(4)
+    # Each job weighs its expected time: a 1-cell job of these deals weighs many times a
+    # 4-cell one, so half the jobs done is not half the time.
+    costs = JobCosts("freecell", None)
+    assert sum(costs(d, 1) for d in range(1, 41)) > 10 * sum(costs(d, 4) for d in range(1, 41))
 
 
 def test_the_progress_bar_ends_exact(tmp_path, monkeypatch):
@@ -160,7 +163,7 @@ def test_the_progress_bar_ends_exact(tmp_path, monkeypatch):
     finally:
         plan.close()
     bar = _Bar.made[-1]
-    assert bar.total == 40 * (expected_cost(4) + expected_cost(1)) == bar.n and bar.closed
+    assert bar.total == plan.estimate().cost == bar.n and bar.closed
     counts = {s: sum(c[s] for c in summary.by_cells.values()) for s in ("solved", "unsolvable", "unknown")}
     assert bar.postfix == {"jobs": "80/80", **{s: f"{n:,}" for s, n in counts.items()}}
 
