@@ -39,6 +39,8 @@ class _Shortest(TypedDict):
 
     proved: bool
     limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
+    # No winning line has fewer moves not to a foundation (proved); None under take-back.
+    bound: int | None
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -133,13 +135,15 @@ def shorter_line(
     variant: Variant,
     line: list[str],
     effort: tuple[list[int], list[int], int],
-) -> tuple[str | None, bool, int]:
-    """For tuning the shortest line's search (scripts/tune_shortest.py): a line shorter
+) -> tuple[str | None, bool, int, int | None]:
+    """For tuning the shortest line's search (scripts/tune_shortest.py) and bounding a
+    table's lines (scripts/shorten_table.py --bounds): a line shorter
     than `line` from the search `effort` gives as (beam widths, guide, proof nodes): beams
     of those widths weighed by the guide (the twelve weights of
     engine/src/search/shortest/beam.rs's Guide, in order), then a branch and bound of at
     most that many positions. Returns the line (None if none is shorter), whether none is
-    shorter than the best, and the positions expanded."""
+    shorter than the best, the positions expanded, and the proved lower bound (None
+    under take-back)."""
 
 def lower_bounds(
     columns: list[list[int]], cells: list[int | None], home: list[int], variant: Variant
@@ -153,6 +157,8 @@ class _ShortestLine(TypedDict):
     line: str
     proved: bool
     limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
+    # No winning line has fewer moves not to a foundation (proved); None under take-back.
+    bound: int | None
     nodes: int
     seconds: float
 
@@ -169,5 +175,5 @@ def shortest_line(
     """The shortest line the search finds (the effort `solve` spends with shortest), begun
     from `line`, a winning line from the position in standard notation, within `budgets`:
     the line (`line` itself if none is shorter), whether it is proved shortest, the
-    budget that stopped the search early, nodes and seconds. ValueError for a line that
+    budget that stopped the search early, the proved lower bound, nodes and seconds. ValueError for a line that
     is not legal from the position."""

@@ -172,6 +172,11 @@ def write(table: pa.Table, cells: tuple[int, ...], rules: Variant, out: Path, ta
             print("not written:", p, file=sys.stderr)
         return 1
     table = with_counts(table, rules)
+    problems = bound_problems(table)
+    if problems:
+        for p in problems[:10]:
+            print("not written:", p, file=sys.stderr)
+        return 1
     table = table.sort_by([("cells", "descending"), ("deal", "ascending")])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -269,6 +274,25 @@ def check(table: pa.Table, cell_counts: tuple[int, ...]) -> list[str]:
             f"{cells} cells: {solved:,} solved, {unsolvable:,} unsolvable, {unknown:,} unknown "
             + (f"(published: {WINNABLE_CLASSIC[cells]:,} winnable)" if classic else "")
         )
+    return problems
+
+
+def bound_problems(table: pa.Table) -> list[str]:
+    """Why a table's lower bounds contradict its lines, as the referee counted them: a
+    line with fewer moves not to a foundation than its row's proved bound (one of the
+    two is wrong), or a row said proved shortest whose bound is not its line's count."""
+    if "shortest_bound" not in table.column_names:
+        return []
+    columns = ("deal", "cells", "non_foundation_moves", "shortest_bound", "shortest_proved")
+    problems = []
+    for deal, cells, moves, bound, proved in zip(*(table[c].to_pylist() for c in columns)):
+        if bound is None:
+            continue
+        if moves is None or bound > moves or bool(proved) != (bound == moves):
+            problems.append(
+                f"deal {deal} with {cells} cells: a line of {moves} moves not to a foundation, a proved "
+                f"bound of {bound}, proved shortest {proved}"
+            )
     return problems
 
 

@@ -3,6 +3,7 @@
     python scripts/shorten_table.py                      # the classic table, all cores
     python scripts/shorten_table.py --takeback           # the take-back table
     python scripts/shorten_table.py --cells 4 --workers 2
+    python scripts/shorten_table.py --bounds --proof-nodes 20000   # lower bounds only
 
 Each won row of fcanalyze/data/ is handed to `fcanalyze.shortest_line` with its own
 solution: the search for the shortest line (docs/correctness.md, "The shortest line")
@@ -12,9 +13,17 @@ referee, and the row gets it with its move counts, score, `non_foundation_moves`
 decided it (nodes, states) stay as they were, and its budgets text says
 `shortest=yes`. Lost and undecided rows keep their nulls.
 
-Work is kept as it goes in build/shorten-<table>/ (a Parquet file a batch of jobs), so
-a run that is stopped goes on where it stopped; the table is rewritten once every won
-job has its line (scripts/build_table.py writes it).
+With --bounds, no beam runs again (the rows' lines are the beam's already): each won
+row not proved shortest gets the deepening proof alone, begun from its line, of at most
+--proof-nodes positions. It leaves the row a proved lower bound (`shortest_bound`: no
+line has fewer moves not to a foundation), and proves the line shortest, or finds a
+shortest one, where it can; a row proved shortest already gets its own count. The
+take-back table gets no bounds (under take-back none is proved).
+
+Work is kept as it goes in build/shorten-<table>/ (build/bound-<table>/ with --bounds;
+a Parquet file a batch of jobs), so a run that is stopped goes on where it stopped; the
+table is rewritten once every won job is done (scripts/build_table.py writes it, and
+refuses a bound above its line as the referee counts it).
 """
 
 from __future__ import annotations
@@ -31,6 +40,11 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 import fcanalyze
+from fcanalyze import _engine
+from fcanalyze.game.deals import microsoft_deal
+from fcanalyze.game.variant import FREECELL
+from fcanalyze.referee.replay import replay
+from fcanalyze.solving.solve import engine_variant
 from fcanalyze.status import SOLVED
 from fcanalyze.tables.shipped import CLASSIC, TAKEBACK, table_path
 
@@ -49,9 +63,13 @@ RESULT = pa.schema(
         ("non_foundation_moves", pa.int32()),
         ("score", pa.int32()),
         ("shortest_proved", pa.bool_()),
+        ("shortest_bound", pa.int32()),
         ("shortest_limit", pa.string()),
     ]
 )
+# The engine's guide (engine/src/search/shortest/beam.rs); no beam runs with --bounds,
+# but the effort names one.
+GUIDE = [1, 3, 1, 1, 9, 3, 1, 5, 3, 0, 0, 0]
 
 
 def shorten(job: tuple[int, int, str, str]) -> dict:
@@ -66,7 +84,40 @@ def shorten(job: tuple[int, int, str, str]) -> dict:
         "non_foundation_moves": found.non_foundation_moves,
         "score": found.score,
         "shortest_proved": found.shortest_proved,
+        "shortest_bound": found.shortest_bound,
         "shortest_limit": found.shortest_limit,
+    }
+
+
+def bound(job: tuple[int, int, str, str, int, bool, str | None, int]) -> dict:
+    """A won classic row's proved lower bound: its own count if it is proved shortest,
+    else the deepening proof's, begun from its line (which it may replace by a shortest
+    one, replayed by the referee)."""
+    deal, cells, _, solution, moves, proved, limit, proof_nodes = job
+    row = {"deal": deal, "cells": cells, "shortest_proved": proved, "shortest_limit": limit}
+    if proved:
+        return {**row, "non_foundation_moves": moves, "shortest_bound": moves}
+    rules = FREECELL.with_cells(cells)
+    board = microsoft_deal(deal, rules)
+    tokens = solution.split()
+    found, proved, _, floor = _engine.shorter_line(
+        board.columns, board.cells, board.foundations, engine_variant(rules), tokens, ([], GUIDE, proof_nodes)
+    )
+    line = found.split() if found else tokens
+    verdict = replay(board, rules, line)
+    assert verdict.won, f"deal {deal} with {cells} cells: the line found does not win"
+    counted = verdict.non_foundation_moves
+    assert floor is not None and floor <= counted and proved == (floor == counted), (deal, cells, floor, counted)
+    return {
+        **row,
+        "solution": " ".join(line),
+        "moves": verdict.moves,
+        "card_moves": verdict.card_moves,
+        "non_foundation_moves": counted,
+        "score": verdict.score,
+        "shortest_proved": proved,
+        "shortest_bound": floor,
+        "shortest_limit": None if proved else "nodes",
     }
 
 
@@ -77,30 +128,40 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="where work is kept (default build/shorten-<table>)")
     parser.add_argument("--no-write", action="store_true", help="shorten, but leave the table as it is")
+    parser.add_argument("--bounds", action="store_true", help="lower bounds only: the deepening proof, no beam")
+    parser.add_argument(
+        "--proof-nodes", type=int, default=_engine.SHORTEST_NODES, help="with --bounds: the proof's positions a job"
+    )
     args = parser.parse_args()
+    if args.bounds and args.takeback:
+        parser.error("--bounds: under take-back no lower bound is proved")
     variant = TAKEBACK if args.takeback else CLASSIC
     path = table_path(variant)
-    work = args.work or Path("build") / f"shorten-{path.stem}"
+    work = args.work or Path("build") / f"{'bound' if args.bounds else 'shorten'}-{path.stem}"
     work.mkdir(parents=True, exist_ok=True)
     table = pq.read_table(path)
     done = {}
     for part in sorted(work.glob("batch-*.parquet")):
         for row in pq.read_table(part).to_pylist():
             done[(row["deal"], row["cells"])] = row
-    won = table.filter(pa.compute.equal(table["status"], SOLVED)).select(["deal", "cells", "solution"]).to_pylist()
+    columns = ["deal", "cells", "solution", "non_foundation_moves", "shortest_proved", "shortest_limit"]
+    won = table.filter(pa.compute.equal(table["status"], SOLVED)).select(columns).to_pylist()
     jobs = [
         (r["deal"], r["cells"], variant, r["solution"])
+        + ((r["non_foundation_moves"], bool(r["shortest_proved"]), r["shortest_limit"], args.proof_nodes)
+           if args.bounds else ())
         for r in won
         if (r["deal"], r["cells"]) not in done and (args.cells is None or r["cells"] in args.cells)
-    ]
+    ]  # fmt: skip
     # Most cells first: those jobs take longest, and the end of the run stays busy.
     jobs.sort(key=lambda j: (-j[1], j[0]))
     print(f"{path.name}: {len(won):,} won jobs, {len(done):,} shortened already, {len(jobs):,} to go", flush=True)
     begin = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         batch: list[dict] = []
-        for result in tqdm(pool.imap_unordered(shorten, jobs, chunksize=16), total=len(jobs), unit="job"):
-            batch.append(result)
+        work_on = bound if args.bounds else shorten
+        for result in tqdm(pool.imap_unordered(work_on, jobs, chunksize=16), total=len(jobs), unit="job"):
+            batch.append({name: result.get(name) for name in RESULT.names})
             done[(result["deal"], result["cells"])] = result
             if len(batch) >= BATCH:
                 pq.write_table(pa.Table.from_pylist(batch, RESULT), work / f"batch-{time.time_ns()}.parquet")
@@ -116,11 +177,12 @@ def main() -> int:
     for row in rows:
         line = done.get((row["deal"], row["cells"])) if row["status"] == SOLVED else None
         if line is not None:
-            row.update(line)
+            # A bound-only result leaves the line's columns it did not change as they were.
+            row.update({k: v for k, v in line.items() if v is not None or k in ("shortest_limit", "shortest_bound")})
             if ",shortest=yes" not in row["budgets"]:
                 row["budgets"] += ",shortest=yes"
         else:
-            row.update(non_foundation_moves=None, shortest_proved=None, shortest_limit=None)
+            row.update(non_foundation_moves=None, shortest_proved=None, shortest_bound=None, shortest_limit=None)
     return write_sorted(rows, path)
 
 

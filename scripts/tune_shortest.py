@@ -60,7 +60,7 @@ def length(args: tuple[int, list[str], int, int, tuple[int, ...]]) -> int:
     deal, line, cells, width, guide = args
     rules = FREECELL.with_cells(cells)
     board = microsoft_deal(deal, rules)
-    found, _, _ = _engine.shorter_line(
+    found, _, _, _ = _engine.shorter_line(
         board.columns, board.cells, board.foundations, engine_variant(rules), line, ([width], list(guide), 0)
     )
     verdict = replay(board, rules, found.split() if found else line)

@@ -158,7 +158,7 @@ impl PyBudgets {
 /// spaces, foundation moves included; "" unless solved), nodes, states, max_depth,
 /// peak_memory (bytes), peak_disk (bytes), seconds, resumed_seconds, kept, note (what a
 /// layered proof says of its files: a kept proof not gone on from, or files damaged),
-/// and shortest (for a won job asked for its shortest line: a dict of proved and limit;
+/// and shortest (for a won job asked for its shortest line: a dict of proved, limit and bound;
 /// else None). `budgets` says what the job may spend and where a proof may spill
 /// (search::decide): with a spill_dir, a proof that runs out of memory goes on as a
 /// layered proof there; with layered too, the layered proof starts at once. A layered
@@ -251,6 +251,7 @@ fn solve<'py>(
             let d = PyDict::new(py);
             d.set_item("proved", found.proved)?;
             d.set_item("limit", found.limit.map(|l| l.name()))?;
+            d.set_item("bound", found.bound)?;
             Some(d)
         }
         None => None,
@@ -262,7 +263,8 @@ fn solve<'py>(
 /// The shortest line of a won position that the search for it finds (the default effort,
 /// as `solve` with shortest spends it), starting from `line`, a winning line from the
 /// position in standard notation, within `budgets`: a dict of line (the shortest found,
-/// `line` itself if none is shorter), proved, limit, nodes and seconds.
+/// `line` itself if none is shorter), proved, limit, bound (fewer moves not to a
+/// foundation no line has; None under take-back), nodes and seconds.
 #[pyfunction]
 #[pyo3(signature = (columns, cells, home, variant, line, budgets, *, shortest_nodes=None))]
 #[allow(clippy::too_many_arguments)] // a position's three parts, its rules, a line, its budgets, a keyword
@@ -302,6 +304,7 @@ fn shortest_line<'py>(
     out.set_item("line", moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "))?;
     out.set_item("proved", found.proved)?;
     out.set_item("limit", found.limit.map(|l| l.name()))?;
+    out.set_item("bound", found.bound)?;
     out.set_item("nodes", found.nodes)?;
     out.set_item("seconds", found.seconds)?;
     Ok(out)
@@ -310,7 +313,8 @@ fn shortest_line<'py>(
 /// A line shorter than `line` (moves in standard notation from the position given),
 /// from the search `effort` describes: (beam widths, the guide's twelve weights, the
 /// branch and bound's positions). Returns the line or None, whether none is shorter
-/// than the best, and the positions expanded.
+/// than the best, the positions expanded, and the proved lower bound (None under
+/// take-back).
 #[pyfunction]
 fn shorter_line(
     columns: Vec<Vec<u8>>,
@@ -319,7 +323,7 @@ fn shorter_line(
     variant: PyRef<'_, PyVariant>,
     line: Vec<String>,
     effort: (Vec<usize>, [i32; 12], u64),
-) -> PyResult<(Option<String>, bool, u64)> {
+) -> PyResult<(Option<String>, bool, u64, Option<u32>)> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;
@@ -341,11 +345,11 @@ fn shorter_line(
         parked,
         deadlocks,
     };
-    let (found, proved, nodes) = py.detach(|| {
+    let (found, proved, nodes, bound) = py.detach(|| {
         let effort = search::Effort { widths, guide, proof_nodes };
         search::shorter_line(&start, &rules, &known, &effort, Budget::default(), &mut || false)
     });
-    Ok((found.map(|l| l.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")), proved, nodes))
+    Ok((found.map(|l| l.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")), proved, nodes, bound))
 }
 
 /// The shortest line's lower bounds of a position: (blocked runs, with deadlocked pairs).

@@ -108,7 +108,9 @@ def lookup(number, solution_cells, as_json, takeback):
         elif v.status == SOLVED and v.shortest_proved:
             how = "shortest line, proved: none has fewer moves not to a foundation"
         elif v.status == SOLVED and v.shortest_proved is not None:
-            how = "the shortest line the search found, not proved shortest"
+            how = "the shortest line the search found, not proved shortest" + (
+                "" if v.shortest_bound is None else f" (no line has fewer than {v.shortest_bound})"
+            )
         elif v.status == SOLVED:
             how = f"solution replayed by the referee ({v.nodes:,} positions expanded{by(v)})"
         elif v.status == UNSOLVABLE and v.nodes is None:
@@ -147,26 +149,19 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
     found = lookup_spans(spans, variant)
     counts = sorted(TABLE_CELL_COUNTS[variant], reverse=True)
     width = max([6] + [len(str(facts.deal)) for facts in found])
-    if not as_json and found:
+    if as_json:
+        for facts in found:
+            click.echo(json_text(facts.to_json()))
+    lines = [] if as_json else [(facts, _verdict_words(facts, counts)) for facts in found]
+    # A column as wide as its longest entry: "won 34 (>=28)" where a bound is known.
+    column = max([9] + [len(word) for _, words in lines for word in words])
+    if lines:
         click.echo(
             f"{'deal':>{width}}  "
-            + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<9}" for k in counts)
+            + "  ".join(f"{f'{k} cell' + ('s' if k != 1 else ''):<{column}}" for k in counts)
             + "  fewest cells"
         )
-    for facts in found:
-        if as_json:
-            click.echo(json_text(facts.to_json()))
-            continue
-        cells = []
-        for k in counts:
-            v = facts.verdicts.get(k)
-            if v is None:
-                word = "-"
-            else:
-                won = f"won {v.moves if v.non_foundation_moves is None else v.non_foundation_moves}"
-                won += "*" if v.shortest_proved else ""
-                word = {SOLVED: won, UNSOLVABLE: "lost"}.get(v.status, v.status)
-            cells.append(f"{word:<9}")
+    for facts, words in lines:
         least = facts.min_cells
         undecided = any(v.status not in (SOLVED, UNSOLVABLE) for v in facts.verdicts.values())
         if least is None:
@@ -175,9 +170,12 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
             fewest = str(least)
         else:
             fewest = f"at most {least}"
-        click.echo(f"{facts.deal:>{width}}  " + "  ".join(cells) + f"  {fewest}")
+        click.echo(f"{facts.deal:>{width}}  " + "  ".join(f"{word:<{column}}" for word in words) + f"  {fewest}")
     if not as_json and found:
-        click.echo("won N: N moves not to a foundation (a sequence move counts as one); *: proved shortest")
+        click.echo(
+            "won N: N moves not to a foundation (a sequence move counts as one); *: proved shortest; "
+            "(>=B): no line has fewer than B"
+        )
     past = sum(hi - max(lo, CLASSIC_DEALS + 1) + 1 for lo, hi in spans if hi > CLASSIC_DEALS)
     past -= sum(1 for facts in found if facts.deal > CLASSIC_DEALS)
     if past:
@@ -188,3 +186,20 @@ def _lookup_list(text: str, variant: str, as_json: bool) -> None:
             err=True,
         )
         sys.exit(1)
+
+
+def _verdict_words(facts, counts: list[int]) -> list[str]:
+    """A deal's verdict at each cell count, as `lookup` of a list shows it."""
+    words = []
+    for k in counts:
+        v = facts.verdicts.get(k)
+        if v is None:
+            words.append("-")
+            continue
+        won = f"won {v.moves if v.non_foundation_moves is None else v.non_foundation_moves}"
+        if v.shortest_proved:
+            won += "*"
+        elif v.shortest_bound is not None:
+            won += f" (>={v.shortest_bound})"
+        words.append({SOLVED: won, UNSOLVABLE: "lost"}.get(v.status, v.status))
+    return words

@@ -54,6 +54,7 @@ SCHEMA = pa.schema(
         pa.field("peak_memory", pa.int64()),
         pa.field("solution", pa.string()),
         pa.field("shortest_proved", pa.bool_()),
+        pa.field("shortest_bound", pa.int32()),
         pa.field("shortest_limit", pa.string()),
         pa.field("verified", pa.bool_(), nullable=False),
         pa.field(ERROR, pa.string()),
@@ -100,9 +101,12 @@ class Row(NamedTuple):
     verify_seconds: float | None
     peak_memory: int | None
     solution: str | None
-    # With --shortest: whether no line has fewer non-foundation moves (proved), and the
-    # budget that stopped the search for it early; null for jobs not searched so.
+    # With --shortest: whether no line has fewer non-foundation moves (proved); fewer
+    # than shortest_bound no winning line has (proved; equal to non_foundation_moves
+    # exactly when shortest_proved; null under take-back); and the budget that stopped
+    # the search for it early. Null for jobs not searched so.
     shortest_proved: bool | None
+    shortest_bound: int | None
     shortest_limit: str | None
     verified: bool
     error: str | None

@@ -66,8 +66,9 @@ def shortest_says(result: SolveResult) -> str:
             "seconds": "--max-seconds",
             "memory": "--max-memory",
         }.get(result.shortest_limit)
+        floor = "" if result.shortest_bound is None else f", and none wins in fewer than {result.shortest_bound}"
         return (
-            f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}); "
+            f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}{floor}); "
             "not proved shortest" + (f": raise {raise_it} to prove more" if raise_it else "")
         )
     return f"shortest: the shortest line found ({moves}); not proved shortest (under take-back no line is)"

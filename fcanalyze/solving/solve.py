@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .. import _engine
 from ..errors import FcanalyzeError
@@ -35,7 +37,9 @@ class SolveResult:
     stored, peak_memory the search's own bytes at most. shortest_proved is None
     unless a shortest line was searched for (`shortest`), then whether no line has
     fewer non-foundation moves; shortest_limit the budget that stopped that search
-    early (its best line so far is the solution).
+    early (its best line so far is the solution); shortest_bound a proved lower bound:
+    no winning line has fewer non-foundation moves (equal to non_foundation_moves
+    exactly when shortest_proved; None under take-back, where none is proved).
     """
 
     status: str
@@ -68,6 +72,7 @@ class SolveResult:
     non_foundation_moves: int | None = None
     shortest_proved: bool | None = None
     shortest_limit: str | None = None
+    shortest_bound: int | None = None
 
     @property
     def solvable(self) -> bool | None:
@@ -284,6 +289,7 @@ def solve_within(deal_or_board: int | Board, rules: Variant, budgets: Budgets) -
         non_foundation_moves=non_foundation_moves,
         shortest_proved=None if shortest is None else shortest["proved"],
         shortest_limit=None if shortest is None else shortest["limit"],
+        shortest_bound=None if shortest is None else _checked_bound(shortest, non_foundation_moves, deal),
     )
 
 
@@ -348,4 +354,20 @@ def shortest_line(
         non_foundation_moves=verdict.non_foundation_moves,
         shortest_proved=found["proved"],
         shortest_limit=found["limit"],
+        shortest_bound=_checked_bound(found, verdict.non_foundation_moves, deal),
     )
+
+
+def _checked_bound(found: Mapping[str, Any], non_foundation_moves: int | None, deal: int | None) -> int | None:
+    """The engine's proved lower bound on a won job's non-foundation moves, held to the
+    line the referee replayed: a line below it, or a line said proved shortest that is
+    not at it, would make the bound (or the proof) a wrong claim."""
+    bound = found["bound"]
+    if bound is None or non_foundation_moves is None:
+        return bound
+    if bound > non_foundation_moves or found["proved"] != (bound == non_foundation_moves):
+        raise EngineError(
+            f"engine bug on {'board' if deal is None else f'deal {deal}'}: a line of {non_foundation_moves} moves not to a foundation "
+            f"beside a proved bound of {bound} (proved shortest: {found['proved']})"
+        )
+    return bound

@@ -52,6 +52,7 @@ def solve_row(deal: int, cells: int, variant: Variant, budgets: Budgets, host: s
         peak_memory=r.peak_memory,
         solution=" ".join(r.solution) if solved else None,
         shortest_proved=r.shortest_proved,
+        shortest_bound=r.shortest_bound,
         shortest_limit=r.shortest_limit,
         verified=solved,
         error=None,
@@ -92,7 +93,7 @@ def _row_without_search(
 ) -> Row:
     figures = dict.fromkeys(
         ("limit", "moves", "card_moves", "non_foundation_moves", "score", "nodes", "states", "max_depth", "seconds",
-         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_limit")
+         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_bound", "shortest_limit")
     )  # fmt: skip
     return Row(
         deal=deal, variant=rules.name, cells=rules.cells, columns=rules.columns, status=status, solvable=solvable,

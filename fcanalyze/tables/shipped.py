@@ -67,9 +67,11 @@ class Verdict:
     solution: str | None
     # For an unknown verdict: the budget that ran out.
     limit: str | None = None
-    # The moves not to a foundation (docs/rules.md), and whether no line has fewer.
+    # The moves not to a foundation (docs/rules.md), whether no line has fewer, and
+    # fewer than how many no line has (proved; the line's own count when it is proved).
     non_foundation_moves: int | None = None
     shortest_proved: bool | None = None
+    shortest_bound: int | None = None
     # Positions the search stored (for a proof of a loss: every one it reached).
     states: int | None = None
     # The fcanalyze version whose search made the row: its counts of positions are that
@@ -116,6 +118,7 @@ class DealFacts:
                     "card_moves": v.card_moves,
                     "non_foundation_moves": v.non_foundation_moves,
                     "shortest_proved": v.shortest_proved,
+                    "shortest_bound": v.shortest_bound,
                     "score": v.score,
                     "nodes": v.nodes,
                     "states": v.states,

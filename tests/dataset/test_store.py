@@ -22,7 +22,7 @@ def test_row_fields_are_the_schema_columns_in_order():
 def _row(deal: int) -> Row:
     nothing = dict.fromkeys(
         ("limit", "moves", "card_moves", "non_foundation_moves", "score", "nodes", "states", "max_depth", "seconds",
-         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_limit", "error")
+         "verify_seconds", "peak_memory", "solution", "shortest_proved", "shortest_bound", "shortest_limit", "error")
     )  # fmt: skip
     return Row(
         deal=deal,

@@ -574,6 +574,8 @@ def test_shortest_keeps_the_best_line_when_its_budget_runs_out():
 def test_take_back_lines_are_never_marked_proved_shortest():
     short = solve(90, cells=4, variant="freecell,takeback=yes", shortest=True)
     assert short.status == "solved" and short.shortest_proved is False
+    # Nor given a lower bound: docs/correctness.md's argument does not hold there.
+    assert short.shortest_bound is None
 
 
 def test_more_shortest_nodes_prove_more_and_an_unproved_line_names_its_budget():
@@ -587,6 +589,27 @@ def test_more_shortest_nodes_prove_more_and_an_unproved_line_names_its_budget():
     # The default proof stops at its own 10,000 positions, and says so.
     default = solve(617, shortest=True)
     assert default.shortest_proved is False and default.shortest_limit == "nodes"
+    # Each leaves a proved lower bound, which more positions raise, up to the optimum
+    # once proved: the interval [bound, line] always holds the optimum.
+    optimum = many.non_foundation_moves
+    assert few.shortest_bound <= default.shortest_bound < many.shortest_bound == optimum
+    assert default.non_foundation_moves >= optimum
+
+
+def test_the_shortest_lines_bound_is_shown_and_recorded(run_cli, tmp_path):
+    """An unproved line's row carries its lower bound; solve prints the interval, and
+    a --shortest sweep records it beside the line."""
+    shown = run_cli("solve", "617", "--shortest")
+    result = solve(617, shortest=True)
+    assert f"and none wins in fewer than {result.shortest_bound})" in shown.stdout
+    out = tmp_path / "ds"
+    swept = run_cli("sweep", "--deals", "617,3", "--cells", "4", "--shortest", "--out", str(out), "--no-progress")
+    assert swept.exit_code == 0, swept.output
+    from fcanalyze.dataset.store import read_dataset
+
+    rows = {r["deal"]: r for r in read_dataset(out).to_pylist()}
+    assert rows[617]["shortest_bound"] == result.shortest_bound < rows[617]["non_foundation_moves"]
+    assert rows[3]["shortest_proved"] and rows[3]["shortest_bound"] == rows[3]["non_foundation_moves"] == 18
 
 
 def test_max_memory_bounds_the_whole_process_on_several_threads(tmp_path):

@@ -145,6 +145,9 @@ pub struct ShortestOutcome {
     /// The budget that stopped the search before it had done what it does; its best line
     /// so far is the outcome's.
     pub limit: Option<Limit>,
+    /// Proved: no winning line has fewer moves not to a foundation (the line's own count
+    /// when `proved`). None under take-back.
+    pub bound: Option<u32>,
 }
 
 /// What a search found, and what it cost.
@@ -311,7 +314,8 @@ fn won_line(
     match shortest {
         Some(proof_nodes) => {
             let search = shortest::shortest_line(start, rules, &found, proof_nodes, meter);
-            (search.line.unwrap_or(found), Some(ShortestOutcome { proved: search.proved, limit: search.limit }))
+            let outcome = ShortestOutcome { proved: search.proved, limit: search.limit, bound: search.bound };
+            (search.line.unwrap_or(found), Some(outcome))
         }
         None => (found, None),
     }
@@ -599,6 +603,8 @@ pub struct ShortestFound {
     pub line: Option<Vec<Move>>,
     pub proved: bool,
     pub limit: Option<Limit>,
+    /// As `ShortestOutcome::bound`.
+    pub bound: Option<u32>,
     pub nodes: u64,
     pub seconds: f64,
 }
@@ -621,6 +627,7 @@ pub fn shortest_of(
         line: found.line,
         proved: found.proved,
         limit: found.limit,
+        bound: found.bound,
         nodes: meter.nodes,
         seconds: begin.elapsed().as_secs_f64(),
     }
@@ -628,8 +635,8 @@ pub fn shortest_of(
 
 /// A line from `start` shorter than `known` (a winning line from it), as hard as
 /// `effort` says, within `budget`: the line if one is shorter, whether none is shorter
-/// than the best, and how many positions were expanded. (For tuning the effort; `solve`
-/// spends the default.)
+/// than the best, how many positions were expanded, and the proved lower bound. (For
+/// tuning the effort, and bounding a table's lines; `solve` spends the default.)
 pub fn shorter_line(
     start: &Position,
     rules: &Variant,
@@ -637,10 +644,10 @@ pub fn shorter_line(
     effort: &shortest::Effort,
     budget: Budget,
     interrupted: &mut dyn FnMut() -> bool,
-) -> (Option<Vec<Move>>, bool, u64) {
+) -> (Option<Vec<Move>>, bool, u64, Option<u32>) {
     let mut meter = Meter::new(budget, Instant::now(), interrupted);
     let found = shortest::shorter_line(start, rules, known, effort, &mut meter);
-    (found.line, found.proved, meter.nodes)
+    (found.line, found.proved, meter.nodes, found.bound)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::Limit;
 
 use beam::{beam, BeamEnd};
 pub use beam::{Guide, FEW_CELLS_GUIDE, GUIDE};
+use bound::lower_bound;
 use proof::branch_and_bound;
 
 /// The two lower bounds of `s`: blocked runs alone, and with deadlocked pairs (for tuning).
@@ -35,6 +36,10 @@ pub(crate) struct Shortest {
     pub(crate) proved: bool,
     /// The budget that stopped it, if one did.
     pub(crate) limit: Option<Limit>,
+    /// Fewer moves not to a foundation than this, no winning line from the start has:
+    /// proved (the cost of the best line when `proved`). None under take-back, where
+    /// safe foundation moves may cost a line its length.
+    pub(crate) bound: Option<u32>,
 }
 
 /// How hard the search for the shortest line tries: beams of these `widths`, narrowest
@@ -100,7 +105,13 @@ pub(crate) fn shorter_line(
     let opening: Vec<Move> = opening.iter().map(|p| p.m).collect();
     let mut best: Option<Vec<Move>> = None;
     let mut best_cost = cost(known);
+    // No line from the start costs less than the lower bound of its root (its opening
+    // sends cards home, which costs nothing).
+    let floor = if rules.takeback { None } else { Some(lower_bound(&root, rules).min(best_cost)) };
     for &width in widths {
+        if floor == Some(best_cost) {
+            break;
+        }
         match beam(&root, rules, width, guide, best_cost, meter) {
             BeamEnd::Won(line, c) => {
                 debug_assert_eq!(cost(&line), c);
@@ -110,25 +121,60 @@ pub(crate) fn shorter_line(
                 }
             }
             BeamEnd::Nothing => {}
-            BeamEnd::Stopped(limit) => return Shortest { line: best, proved: false, limit: Some(limit) },
+            BeamEnd::Stopped(limit) => {
+                return Shortest {
+                    line: best,
+                    proved: false,
+                    limit: Some(limit),
+                    bound: floor.map(|f| f.min(best_cost)),
+                }
+            }
         }
     }
+    let floor = floor.map(|f| f.min(best_cost));
+    if floor == Some(best_cost) {
+        return Shortest { line: best, proved: true, limit: None, bound: floor };
+    }
     if proof_nodes == 0 {
-        return Shortest { line: best, proved: false, limit: None };
+        return Shortest { line: best, proved: false, limit: None, bound: floor };
     }
     // The proof's own budget of positions, within the job's.
     let job_nodes = meter.budget.max_nodes;
     meter.budget.max_nodes = job_nodes.min(meter.nodes.saturating_add(proof_nodes));
-    let improved = branch_and_bound(&root, rules, best_cost, meter);
-    if let Some((line, _)) = improved.line {
-        best = Some(opening.iter().copied().chain(line).collect());
+    let Some(floor) = floor else {
+        // Under take-back a card home may come back, and docs/correctness.md's proof
+        // that safe foundation moves shorten nothing does not hold: the branch and bound
+        // may find a shorter line, but proves none shortest, and no bound holds.
+        let improved = branch_and_bound(&root, rules, best_cost, 0, meter);
+        if let Some((line, _)) = improved.line {
+            best = Some(opening.iter().copied().chain(line).collect());
+        }
+        meter.budget.max_nodes = job_nodes;
+        return Shortest { line: best, proved: false, limit: improved.stopped, bound: None };
+    };
+    // Deepening: is there a line of exactly `bound` moves not to a foundation (none has
+    // fewer)? Each branch and bound that ends without one raises the bound by a move;
+    // the first line it finds is a shortest; at the best line's cost, the best is one.
+    // So a proof stopped by a budget still leaves a proved lower bound.
+    let mut bound = floor;
+    let mut limit = None;
+    while bound < best_cost {
+        let improved = branch_and_bound(&root, rules, bound + 1, bound, meter);
+        if let Some((line, c)) = improved.line {
+            debug_assert!(c == bound, "a line below a proved bound");
+            best_cost = c;
+            best = Some(opening.iter().copied().chain(line).collect());
+        }
+        if let Some(stopped) = improved.stopped {
+            // Whichever budget stopped it, the proof's own positions among them, is
+            // said: that is the one to raise for a proof (`--shortest-nodes`).
+            limit = Some(stopped);
+            break;
+        }
+        if best_cost > bound {
+            bound += 1;
+        }
     }
-    // Whichever budget stopped it, the proof's own positions among them, is said: that
-    // is the one to raise for a proof (`--shortest-nodes`).
-    let limit = improved.stopped;
-    // Under take-back a card home may come back, and docs/correctness.md's proof that
-    // safe foundation moves shorten nothing does not hold: no line is proved shortest.
-    let ended = Shortest { line: best, proved: improved.proved && !rules.takeback, limit };
     meter.budget.max_nodes = job_nodes;
-    ended
+    Shortest { line: best, proved: bound == best_cost, limit, bound: Some(bound) }
 }

@@ -8,7 +8,8 @@
 //! searched everything this one could, under a bound no tighter. A win it meets is the
 //! new best line, and the bound tightens. Children are tried cheapest bound first, so
 //! shorter lines tend to come early. If the search ends, the best line is proved
-//! shortest.
+//! shortest. Given a `floor` (no line is known to cost less), a win at the floor ends it
+//! at once: nothing cheaper is left to find.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,18 +31,24 @@ pub(crate) struct Improved {
     /// A line cheaper than the bound it was given, as its moves from the root and its
     /// cost; the cheapest found.
     pub(crate) line: Option<(Vec<Move>, u32)>,
-    /// Whether no line from the root is cheaper than the best (the line found, or else
-    /// the bound given).
-    pub(crate) proved: bool,
-    /// The budget that stopped it, if one did.
+    /// The budget that stopped it, if one did; if none did, no line from the root is
+    /// cheaper than the best (the line found, or else the bound given).
     pub(crate) stopped: Option<Limit>,
 }
 
 /// Looks for the cheapest win from `root` (after its automatic moves) that costs less
-/// than `below`.
-pub(crate) fn branch_and_bound(root: &Position, rules: &Variant, below: u32, meter: &mut Meter) -> Improved {
+/// than `below`; `floor` is a cost no line from `root` is below (0 if none is known),
+/// and a line found at it is the cheapest.
+pub(crate) fn branch_and_bound(
+    root: &Position,
+    rules: &Variant,
+    below: u32,
+    floor: u32,
+    meter: &mut Meter,
+) -> Improved {
     let mut search = Search {
         below,
+        floor,
         best: None,
         met: HashMap::default(),
         path: vec![],
@@ -59,7 +66,7 @@ pub(crate) fn branch_and_bound(root: &Position, rules: &Variant, below: u32, met
         search.met.insert(hashes.fingerprint, 0);
         search.visit(&mut s, &hashes, 0, 0).err()
     };
-    Improved { line: search.best, proved: stopped.is_none(), stopped }
+    Improved { line: search.best, stopped }
 }
 
 /// A child waiting its turn: its bound-plus-cost key, the move that leads to it, its
@@ -74,6 +81,7 @@ struct Child {
 
 struct Search<'m, 'a> {
     below: u32,
+    floor: u32,
     best: Option<(Vec<Move>, u32)>,
     /// The least cost each position was reached at, by fingerprint.
     met: HashMap<u128, u32, BuildHasherDefault<FingerprintHasher>>,
@@ -153,7 +161,8 @@ impl Search<'_, '_> {
                 let p = self.path.pop().unwrap_or_else(|| unreachable!("played above"));
                 s.undo(p);
             }
-            if outcome.is_err() {
+            // A line at the floor is the cheapest there is: the search is done.
+            if outcome.is_err() || self.below <= self.floor {
                 break;
             }
         }

@@ -15,6 +15,7 @@ use crate::variant::{SequenceMoves, Variant};
 
 use super::bound::{blocked_runs, lower_bound};
 use super::proof::branch_and_bound;
+use super::{cost, shorter_line, Effort, GUIDE};
 
 /// Positions reachable from a random small position, past which a case is skipped.
 const MAX_STATES: usize = 60_000;
@@ -136,8 +137,8 @@ fn the_proof_is_exact(rules: &Variant, root: &Position) -> TestCaseResult {
     start.autoplay(rules, &mut vec![]);
     let mut never = || false;
     let mut meter = Meter::new(Budget::default(), Instant::now(), &mut never);
-    let found = branch_and_bound(&start, rules, optimum + 1, &mut meter);
-    prop_assert!(found.proved && found.stopped.is_none());
+    let found = branch_and_bound(&start, rules, optimum + 1, 0, &mut meter);
+    prop_assert!(found.stopped.is_none());
     let Some((line, cost)) = found.line else { return Err(TestCaseError::fail(format!("no line of {optimum}"))) };
     prop_assert_eq!(cost, optimum);
     prop_assert_eq!(super::cost(&line), optimum);
@@ -148,13 +149,52 @@ fn the_proof_is_exact(rules: &Variant, root: &Position) -> TestCaseResult {
     }
     prop_assert!(s.is_won());
     // Below the optimum there is nothing, and the search says it has proved so.
-    let none = branch_and_bound(&start, rules, optimum, &mut meter);
-    prop_assert!(none.line.is_none() && none.proved);
+    let none = branch_and_bound(&start, rules, optimum, 0, &mut meter);
+    prop_assert!(none.line.is_none() && none.stopped.is_none());
+    Ok(())
+}
+
+/// The search for the shortest line, begun from any winning line the plain search
+/// finds, at every size of proof from none to ample: its lower bound never exceeds the
+/// fewest costed moves, its line is never below the bound, it says proved exactly when
+/// the two meet, and with ample positions it proves the optimum.
+fn the_interval_holds(rules: &Variant, root: &Position) -> TestCaseResult {
+    let Some((_, fewest)) = fewest_costed_moves(root, rules) else { return Ok(()) };
+    let Some(optimum) = fewest[0] else { return Ok(()) };
+    let found = crate::search::solve(root, rules, Budget::default(), &mut || false);
+    prop_assert_eq!(found.status, crate::search::Status::Solved);
+    let known = found.solution;
+    for proof_nodes in [0, 1, 10, 100, 1_000_000] {
+        let effort = Effort { widths: vec![4], guide: GUIDE, proof_nodes };
+        let mut never = || false;
+        let mut meter = Meter::new(Budget::default(), Instant::now(), &mut never);
+        let shortest = shorter_line(root, rules, &known, &effort, &mut meter);
+        let line = shortest.line.unwrap_or_else(|| known.clone());
+        let bound = shortest.bound.expect("a bound without take-back");
+        prop_assert!(bound <= optimum, "bound {bound} above the optimum {optimum} at {proof_nodes} positions");
+        prop_assert!(optimum <= cost(&line) && bound <= cost(&line));
+        prop_assert_eq!(shortest.proved, bound == cost(&line));
+        prop_assert_eq!(shortest.limit.is_none(), shortest.proved || proof_nodes == 0);
+        if proof_nodes == 1_000_000 {
+            prop_assert!(shortest.proved && cost(&line) == optimum);
+        }
+        let mut s = root.clone();
+        for &m in &line {
+            prop_assert!(crate::moves::is_legal(&s, rules, m), "{m} is not legal");
+            s.apply(m);
+        }
+        prop_assert!(s.is_won());
+    }
     Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_shortest_lines_interval_holds_the_optimum_at_every_size_of_proof((rules, root) in small_position()) {
+        the_interval_holds(&rules, &root)?;
+    }
 
     #[test]
     fn the_lower_bound_never_exceeds_the_fewest_costed_moves_to_a_win((rules, root) in small_position()) {
@@ -176,4 +216,5 @@ fn the_bound_and_the_proof_hold_on_a_position_that_once_failed() {
     let start = Position::new(&rules, &columns, &[], [10, 11, 9, 10]).expect("a consistent layout");
     the_bound_holds(&rules, &start).expect("the bound holds");
     the_proof_is_exact(&rules, &start).expect("the proof is exact");
+    the_interval_holds(&rules, &start).expect("the interval holds");
 }
