@@ -137,7 +137,8 @@ def summarize(data) -> pd.DataFrame:
     return summary_table(rows)
 
 
-SHORTEST_COLUMNS = ["variant", "cells", "won", "counted", "searched", "proved", "mean", "median", "p90", "max"]
+SHORTEST_COLUMNS = ["variant", "cells", "won", "counted", "searched", "proved", "mean", "median", "p90", "max",
+                    "bounded", "mean_bound"]  # fmt: skip
 
 
 def shortest(data) -> pd.DataFrame:
@@ -145,14 +146,18 @@ def shortest(data) -> pd.DataFrame:
     foundation (docs/rules.md): `won` deals, `counted` those whose count is known,
     `searched` those whose line came from a search for the shortest (--shortest),
     `proved` those proved shortest; the mean, median, p90 and max count over the
-    counted ones. With every line searched, this is how long the deals are at each
-    cell count, not how long one search's lines happened to be."""
+    counted ones; `bounded` those with a proved lower bound, and the bounds' mean (the
+    mean optimum lies between it and the lines' mean, when every line is bounded). With
+    every line searched, this is how long the deals are at each cell count, not how long
+    one search's lines happened to be."""
     frame = load(data)
     rows = []
     for (variant, cells), group in frame[frame["status"] == SOLVED].groupby(["variant", "cells"], sort=True):
         counts = group["non_foundation_moves"] if "non_foundation_moves" in group else pd.Series(dtype="Int64")
         counted = counts.dropna().astype("float64")
         proved = group["shortest_proved"] if "shortest_proved" in group else pd.Series(dtype="boolean")
+        bounds = group["shortest_bound"] if "shortest_bound" in group else pd.Series(dtype="Int64")
+        bounded = bounds.dropna().astype("float64")
         rows.append(
             {
                 "variant": variant,
@@ -165,12 +170,14 @@ def shortest(data) -> pd.DataFrame:
                 "median": _quantile(counted, 0.5),
                 "p90": _quantile(counted, 0.9),
                 "max": int(counted.max()) if len(counted) else None,
+                "bounded": len(bounded),
+                "mean_bound": float(bounded.mean()) if len(bounded) else float("nan"),
             }
         )
     out = pd.DataFrame(rows, columns=SHORTEST_COLUMNS)
     out = out.sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
     return out.astype({"cells": "int64", "won": "int64", "counted": "int64", "searched": "int64", "proved": "int64",
-                       "max": "Int64"})  # fmt: skip
+                       "max": "Int64", "bounded": "int64"})  # fmt: skip
 
 
 SHORTEST_GROWTH_COLUMNS = ["variant", "from_cells", "to_cells", "deals", "mean_growth", "median_growth",

@@ -54,7 +54,7 @@ SAMPLE_ROWS = 200_000
 LISTED = 100_000
 # Columns a report reads: never the solutions.
 READ = ["deal", "variant", "cells", "columns", "status", "limit", "implied_by", "moves", "non_foundation_moves",
-        "card_moves", "score", "shortest_proved", "nodes", "seconds", "verify_seconds"]  # fmt: skip
+        "card_moves", "score", "shortest_proved", "shortest_bound", "nodes", "seconds", "verify_seconds"]  # fmt: skip
 KEYS = ["variant", "cells"]
 # Quantiles come from counts of each value: exact for moves, card moves and scores,
 # which take few values; node counts, seconds and ratios are counted to three
@@ -173,6 +173,7 @@ def shard_parts(
     ).groupby(KEYS, as_index=False).agg(
         won=("deal", "size"), counted=("counted", "sum"), searched=("searched", "sum"), proved=("proved", "sum"),
         total=("non_foundation_moves", lambda x: x.sum(min_count=0)),
+        bounded=("shortest_bound", "count"), bound_total=("shortest_bound", lambda x: x.sum(min_count=0)),
     )  # fmt: skip
     growth = shortest_growth_values(frame, counts)
     parts["growth_counts"] = growth.assign(
@@ -379,7 +380,9 @@ def build_by_shard(
 
 def _shortest(sums: dict[str, _Sum]) -> pd.DataFrame:
     """shortest()'s table, from the counts and the histogram of moves not to a foundation."""
-    counts = sums["shortest_counts"].result([*KEYS, "won", "counted", "searched", "proved", "total"])
+    counts = sums["shortest_counts"].result(
+        [*KEYS, "won", "counted", "searched", "proved", "total", "bounded", "bound_total"]
+    )
     lengths = sums["non_foundation_moves"].result([*KEYS, "non_foundation_moves", "count"])
     keys = list(zip(counts["variant"], counts["cells"]))
     out = counts.assign(
@@ -387,10 +390,13 @@ def _shortest(sums: dict[str, _Sum]) -> pd.DataFrame:
         median=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.5) for k in keys],
         p90=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.9) for k in keys],
         max=pd.array([_largest(lengths, k) for k in keys], dtype="Int64"),
+        mean_bound=counts["bound_total"].astype("float64") / counts["bounded"].astype("float64").where(
+            counts["bounded"] > 0
+        ),
     )
     out = out[SHORTEST_COLUMNS].sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
     return out.astype({"cells": "int64", "won": "int64", "counted": "int64", "searched": "int64", "proved": "int64",
-                       "max": "Int64"})  # fmt: skip
+                       "max": "Int64", "bounded": "int64"})  # fmt: skip
 
 
 def _largest(lengths: pd.DataFrame, key: tuple) -> int | None:
