@@ -255,6 +255,22 @@ def test_a_patch_replaces_only_undecided_rows_and_only_with_decided_ones(table):
     assert after.schema == before.schema
 
 
+def test_every_won_line_has_a_proved_lower_bound_at_most_its_length(table):
+    """The optimum of every won classic job lies in [shortest_bound, non_foundation_moves],
+    and a line is marked proved shortest exactly where the two meet."""
+    won = table.filter(pc.equal(table["status"], "solved"))
+    bounds, lengths = won["shortest_bound"].to_pylist(), won["non_foundation_moves"].to_pylist()
+    proved = won["shortest_proved"].to_pylist()
+    assert None not in bounds and None not in lengths
+    assert all(b <= n for b, n in zip(bounds, lengths))
+    assert [b == n for b, n in zip(bounds, lengths)] == proved
+    # Not the trivial bound: most lines of 4 cells are within a few moves of theirs.
+    gaps = [n - b for b, n, k in zip(bounds, lengths, won["cells"].to_pylist()) if k == 4]
+    assert 0 < sum(gaps) / len(gaps) < 8
+    lost = table.filter(pc.not_equal(table["status"], "solved"))
+    assert lost["shortest_bound"].null_count == lost.num_rows
+
+
 def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
     shown = run_cli("lookup", "1-3,617,11982")
     assert shown.exit_code == 0, shown.output
@@ -284,6 +300,8 @@ def test_lookup_of_a_list_or_range_prints_a_line_per_deal(run_cli):
             v = facts.verdicts[k]
             won = str(v.moves if v.non_foundation_moves is None else v.non_foundation_moves)
             expected = ["won", won + ("*" if v.shortest_proved else "")] if v.status == "solved" else ["lost"]
+            if v.status == "solved" and not v.shortest_proved and v.shortest_bound is not None:
+                expected.append(f"(>={v.shortest_bound})")
             assert words[: len(expected)] == expected, (deal, k)
             words = words[len(expected) :]
         fewest = " ".join(words)

@@ -12,8 +12,10 @@ use crate::position::Position;
 use crate::variant::Variant;
 
 /// The bound for `s` under `rules`: the runs, over all columns, that hold a blocked card
-/// (`blocked_runs`), and one more for each pair of other runs (or cards in cells) that
-/// block each other (`Groups::deadlocked_pairs`). 0 for a won position.
+/// (`blocked_runs`), one more for each pair of other runs (or cards in cells) that
+/// block each other (`Groups::deadlocked_pairs`), and one more for each longer cycle of
+/// cards that wait for one another, over runs of neither kind and no run twice
+/// (`Groups::deadlocked_cycles`). 0 for a won position.
 pub(crate) fn lower_bound(s: &Position, rules: &Variant) -> u32 {
     let mut groups = Groups::new();
     for i in 0..rules.columns {
@@ -24,7 +26,8 @@ pub(crate) fn lower_bound(s: &Position, rules: &Variant) -> u32 {
             groups.add_cell(c.index());
         }
     }
-    groups.forced() + groups.deadlocked_pairs()
+    let (pairs, unmatched) = groups.deadlocked_pairs();
+    groups.forced() + pairs + groups.deadlocked_cycles(unmatched)
 }
 
 /// The runs that hold a blocked card, over all columns: a cheaper and weaker bound.
@@ -69,6 +72,8 @@ struct Groups {
     waits_for: [u64; 52],
     /// `holding[suit][rank]`: the groups holding that card, as a bit set.
     holding: [[u64; 13]; 4],
+    /// The group each card in play is in.
+    group_of: [u8; 52],
 }
 
 /// No card of a suit lies below, for each suit: 13 in every byte.
@@ -83,6 +88,7 @@ impl Groups {
             blocked: 0,
             waits_for: [0; 52],
             holding: [[0; 13]; 4],
+            group_of: [0; 52],
         }
     }
 
@@ -108,6 +114,7 @@ impl Groups {
         let waits = waits | ABOVE[suit][low as usize];
         self.waits_for[usize::from(c)] = waits;
         self.cards[g] |= 1 << c;
+        self.group_of[usize::from(c)] = g as u8;
         self.lowest[g] = lowest;
         self.holding[suit][usize::from(rank)] |= 1 << g;
         (waits, lowest)
@@ -131,8 +138,9 @@ impl Groups {
     /// A matching of groups that hold no blocked card, two groups matched only if a card
     /// of each must go home before the other can leave its place by going home: so
     /// one of them must leave by another move (docs/correctness.md). Greedy, fewest
-    /// partners first: any matching is a bound, a larger one a better bound.
-    fn deadlocked_pairs(&self) -> u32 {
+    /// partners first: any matching is a bound, a larger one a better bound. Returns the
+    /// pairs, and the groups neither blocked nor matched.
+    fn deadlocked_pairs(&self) -> (u32, u64) {
         // above[suit][rank]: the groups holding a card of the suit above the rank.
         let mut above = [[0u64; 14]; 4];
         for (row, holding) in above.iter_mut().zip(&self.holding) {
@@ -201,7 +209,79 @@ impl Groups {
             unmatched &= !(1 << a) & !(1 << b);
             pairs += 1;
         }
-        pairs
+        (pairs, unmatched)
+    }
+
+    /// Cycles of cards, each waiting for the next and the last for the first, over the
+    /// groups `free` (neither blocked nor matched), no group in two cycles: if every card
+    /// of a cycle went home from its place, each would go home before the next, and the
+    /// last before the first; so a card of each cycle leaves by another move, and its
+    /// group is one no other term counts (docs/correctness.md). Greedy, shortest cycle
+    /// through each card in turn: any such set of cycles is a bound.
+    fn deadlocked_cycles(&self, free: u64) -> u32 {
+        let mut within = 0u64;
+        let mut rest = free;
+        while rest != 0 {
+            let g = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            within |= self.cards[g];
+        }
+        let mut cycles = 0;
+        // The cards a cycle may still start from: none through a card left out is found
+        // later, since `within` only shrinks.
+        let mut starts = within;
+        // The cards reached at each step of the search from a start, to trace a cycle back.
+        let mut steps = [0u64; 52];
+        while starts != 0 {
+            let c = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if within & (1 << c) == 0 {
+                continue;
+            }
+            let mut reached = 0u64;
+            let mut frontier = self.waits_for[c] & within;
+            let mut depth = 0;
+            while frontier != 0 && frontier & (1 << c) == 0 {
+                steps[depth] = frontier;
+                depth += 1;
+                reached |= frontier;
+                let mut next = 0u64;
+                let mut rest = frontier;
+                while rest != 0 {
+                    let f = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    next |= self.waits_for[f];
+                }
+                frontier = next & within & !reached;
+            }
+            if frontier & (1 << c) == 0 {
+                continue;
+            }
+            // A cycle through c, `depth` cards besides it: back from c, a card of each step
+            // that waits for the one after it.
+            let mut used = 1u64 << self.group_of[c];
+            let mut after = c;
+            for step in steps[..depth].iter().rev() {
+                let mut rest = *step;
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if self.waits_for[p] & (1 << after) != 0 {
+                        after = p;
+                        break;
+                    }
+                }
+                used |= 1 << self.group_of[after];
+            }
+            cycles += 1;
+            let mut rest = used;
+            while rest != 0 {
+                let g = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                within &= !self.cards[g];
+            }
+        }
+        cycles
     }
 
     /// Whether a card of group `a` and a card of group `b` (bit sets of cards) each wait for
