@@ -181,6 +181,9 @@ def main() -> int:
             row.update({k: v for k, v in line.items() if v is not None or k in ("shortest_limit", "shortest_bound")})
             if ",shortest=yes" not in row["budgets"]:
                 row["budgets"] += ",shortest=yes"
+            # The bound's own budget, for a row whose bound a deepening proof gave.
+            if args.bounds and line.get("solution") is not None:
+                row["budgets"] = row["budgets"].split(",bound_nodes=")[0] + f",bound_nodes={args.proof_nodes}"
         else:
             row.update(non_foundation_moves=None, shortest_proved=None, shortest_bound=None, shortest_limit=None)
     return write_sorted(rows, path)

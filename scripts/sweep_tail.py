@@ -5,7 +5,8 @@
 DATASET is a sweep's directory or one Parquet file of its rows. Prints, per cell
 count, the engine time, the verdicts, how many jobs were settled by a proof with more
 cells, and the mean, p99 and largest solution lengths (a sequence move counting as
-one), and of the moves not to a foundation with how many lines are proved shortest;
+one), and of the moves not to a foundation with how many lines are proved shortest
+and the mean of their proved lower bounds;
 then the slowest jobs with their time, nodes, stored positions and peak memory.
 With --before, the slowest jobs of either sweep are listed as a Markdown table, each
 beside the same job in OLD_DATASET (another engine's sweep of the same jobs). With
@@ -54,14 +55,19 @@ def main() -> None:
     if "non_foundation_moves" in frame and frame["non_foundation_moves"].notna().any():
         print()
         print("moves not to a foundation (a sequence move counting as one), over the won jobs")
-        print(f"{'cells':>5} {'won':>7} {'mean':>7} {'median':>7} {'p90':>6} {'max':>5} {'proved shortest':>16}")
+        print(
+            f"{'cells':>5} {'won':>7} {'mean':>7} {'median':>7} {'p90':>6} {'max':>5} {'proved shortest':>16} "
+            f"{'bounded':>8} {'mean bound':>10}"
+        )
         for cells, group in frame.groupby("cells", sort=True):
             won = group[group["status"] == "solved"]
             lengths = won["non_foundation_moves"].dropna()
             proved = int(won["shortest_proved"].fillna(False).astype(bool).sum())
+            bounds = won["shortest_bound"].dropna() if "shortest_bound" in won else pd.Series(dtype="float64")
             print(
                 f"{cells:>5} {len(won):>7,} {lengths.mean():>7.2f} {lengths.median():>7g} "
-                f"{lengths.quantile(0.9):>6g} {lengths.max():>5.0f} {proved:>16,}"
+                f"{lengths.quantile(0.9):>6g} {lengths.max():>5.0f} {proved:>16,} "
+                f"{len(bounds):>8,} {bounds.mean() if len(bounds) else float('nan'):>10.2f}"
             )
     print()
     print(f"the {args.top} slowest jobs")
