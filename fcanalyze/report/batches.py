@@ -390,9 +390,8 @@ def _shortest(sums: dict[str, _Sum]) -> pd.DataFrame:
         median=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.5) for k in keys],
         p90=[_counted(lengths, KEYS, k, "non_foundation_moves", 0.9) for k in keys],
         max=pd.array([_largest(lengths, k) for k in keys], dtype="Int64"),
-        mean_bound=counts["bound_total"].astype("float64") / counts["bounded"].astype("float64").where(
-            counts["bounded"] > 0
-        ),
+        mean_bound=counts["bound_total"].astype("float64")
+        / counts["bounded"].astype("float64").where(counts["bounded"] > 0),
     )
     out = out[SHORTEST_COLUMNS].sort_values(["variant", "cells"], ascending=[True, False], ignore_index=True)
     return out.astype({"cells": "int64", "won": "int64", "counted": "int64", "searched": "int64", "proved": "int64",
