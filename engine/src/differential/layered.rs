@@ -160,7 +160,9 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
     // Deal 11982 with 4 cells at a budget its largest bucket outgrows depth first: the
     // proof goes on breadth first and ends lost, having reached every position the
     // exhaustive pass reaches. Stopped again and again, each run going on from the kept
-    // one (whose bucket had outgrown memory: breadth first at once), it ends the same.
+    // one (whose bucket had outgrown memory: breadth first at once, from the start of the
+    // layer it stopped in), it ends the same, having done no run's work again but the
+    // layer each stopped in.
     let (rules, start) = deal_11982();
     let (status, stored) = exhaustive_pass(&start, &rules, true);
     assert_eq!(status, Status::Unsolvable);
@@ -175,7 +177,7 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
     assert!(depth_first_alone.peak_memory > 1 << 20, "the budget is tight: {}", depth_first_alone.peak_memory);
     let mut runs = 0;
     let out = loop {
-        let short = Budget { max_nodes: (1 + stored as u64 / 10) << runs, ..tight };
+        let short = Budget { max_nodes: 1 + stored as u64 / 10, ..tight };
         let out = prove_layered(&start, &rules, short, &spill, &mut || false);
         runs += 1;
         assert!(runs < 40, "no end in sight");
@@ -185,7 +187,7 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
         assert!(out.kept);
     };
     assert_eq!((out.status, out.states as usize), (Status::Unsolvable, stored));
-    assert!(runs > 2, "{runs}");
+    assert!(runs > 2 && runs <= 20, "{runs} runs of a tenth of the nodes");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -292,6 +294,100 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
     // Every proof ended, and removed its files.
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_breadth_first_search_stopped_again_and_again_goes_on_from_the_layer_it_stopped_in() {
+    // Every bucket searched breadth first (as if it had outgrown memory), a proof stopped
+    // inside one keeps the fingerprints of the layer it stopped in and of the one before,
+    // and that layer's positions; the next run goes on from there. Stopped every tenth of
+    // its nodes until it ends, it must store in all exactly what one run stores, and give
+    // the same verdict.
+    let variants = [
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+    ];
+    let dir = scratch_dir("breadth-first-resumed");
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    BREADTH_FIRST.set(true);
+    let kept_layers = Cell::new(0);
+    for (i, rules) in variants.into_iter().enumerate() {
+        let lost = Cell::new(0);
+        check_positions("breadth_first_again", 0xB7E_ADF + i as u64, 300, positions(rules, 6, 5), |start| {
+            if lost.get() >= 6 {
+                return Ok(());
+            }
+            let one = prove_layered(start, &rules, Budget::default(), &spill, &mut || false);
+            if one.status != Status::Unsolvable || one.nodes < 30 {
+                return Ok(());
+            }
+            let mut runs = 0;
+            let out = loop {
+                // A tenth of the nodes a run; doubled every 20 runs, for a layer that
+                // holds more than a tenth (each run goes on from the start of its layer).
+                let short = Budget { max_nodes: (1 + one.nodes / 10) << (runs / 20), ..Budget::default() };
+                let out = prove_layered(start, &rules, short, &spill, &mut || false);
+                runs += 1;
+                prop_assert!(runs < 100, "{:?}: no end in sight", rules);
+                if out.status != Status::Unknown(Limit::Nodes) {
+                    break out;
+                }
+                prop_assert!(out.kept, "a proof stopped by its node budget is kept");
+                kept_layers.set(kept_layers.get() + kept_stores(&dir));
+            };
+            prop_assert_eq!((out.status, out.states), (Status::Unsolvable, one.states), "{:?}", rules);
+            lost.set(lost.get() + 1);
+            Ok(())
+        });
+        assert!(lost.get() >= 6, "{rules:?}: {} lost", lost.get());
+    }
+    BREADTH_FIRST.set(false);
+    assert!(kept_layers.get() >= 20, "{} kept layers", kept_layers.get());
+    assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kept_breadth_first_search_does_again_only_the_layer_it_stopped_in() {
+    // Deal 11982 with 4 cells, every bucket breadth first, stopped every thirtieth of its
+    // nodes: each run goes on from the start of the layer the last stopped in, so all the
+    // runs together expand little more than one run does. (Searched again from its
+    // entries, as a kept proof's breadth-first bucket was before, they expanded 11% more.)
+    let (rules, start) = deal_11982();
+    let dir = scratch_dir("breadth-first-11982");
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    BREADTH_FIRST.set(true);
+    let one = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+    assert_eq!(one.status, Status::Unsolvable);
+    let (mut runs, mut kept_layers) = (0, 0);
+    let out = loop {
+        let short = Budget { max_nodes: 1 + one.nodes / 30, ..Budget::default() };
+        let out = prove_layered(&start, &rules, short, &spill, &mut || false);
+        runs += 1;
+        assert!(runs < 60, "no end in sight");
+        if out.status != Status::Unknown(Limit::Nodes) {
+            break out;
+        }
+        assert!(out.kept);
+        kept_layers += kept_stores(&dir);
+    };
+    BREADTH_FIRST.set(false);
+    assert_eq!((out.status, out.states), (Status::Unsolvable, one.states));
+    assert!(kept_layers > runs / 2, "{kept_layers} of {runs} runs kept a layer");
+    assert!(out.nodes * 100 <= one.nodes * 105, "{} nodes in {runs} runs, {} in one", out.nodes, one.nodes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How many stores of searches kept inside their buckets the kept proofs in `dir` hold.
+fn kept_stores(dir: &std::path::Path) -> usize {
+    let Ok(kept) = std::fs::read_dir(dir) else { return 0 };
+    kept.flatten()
+        .filter_map(|proof| std::fs::read_dir(proof.path()).ok())
+        .flat_map(|files| files.flatten())
+        .filter(|file| file.file_name().to_string_lossy().ends_with(".store"))
+        .count()
 }
 
 /// Deal 11982 with 4 cells, lost after a proof of some 60 thousand positions.

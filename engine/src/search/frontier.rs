@@ -15,6 +15,14 @@
 //! hold has been expanded or will be. So the search reaches every position of the
 //! bucket the depth-first search reaches, and hands the gate every position of higher
 //! levels that one move leads to from them (docs/correctness.md, "The frontier search").
+//!
+//! Stopped by a budget inside its first layers or later, it keeps what it needs to go on
+//! at the start of the layer it stopped in (`keep_layer`): the fingerprints of that
+//! layer and of the one before, as one set, and that layer's positions, as a search
+//! kept inside its bucket keeps its store and the positions it had not expanded. Taken
+//! up (`Resumed`), the set stands for the layer expanded, and nothing held before it is
+//! needed: the search goes on as if it had not stopped (docs/correctness.md, "The
+//! frontier search").
 //! Where some move cannot be taken back (an empty column that only a king may fill;
 //! under take-back, where cards home stay in the class, a card that may not come back)
 //! a position could be met again after its layer is forgotten, and around a cycle
@@ -22,6 +30,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Write};
+use std::mem;
 use std::path::PathBuf;
 
 use crate::moves::generate;
@@ -31,7 +40,7 @@ use crate::visited::FingerprintSet;
 
 use super::meter::{Meter, CHECK_EVERY};
 use super::play::{play_with_autoplay, undo_to};
-use super::spill::{next_entry, EntryQueue};
+use super::spill::{next_entry, EntryQueue, Inside, InsideFile, Source, STORE, UNEXPANDED};
 use super::{Limit, Status};
 
 /// Whether the frontier search may search a bucket under `rules`: whether every move
@@ -47,26 +56,69 @@ pub(super) struct Stopped {
     pub(super) won: bool,
     /// Positions stored by the layers it finished.
     pub(super) stored: usize,
+    /// What it kept to go on from the start of the layer it stopped in (`keep_layer`),
+    /// in the files of a search kept inside its bucket; None if it stopped before its
+    /// first layer was whole, met trouble, or could not keep them.
+    pub(super) kept: Option<Inside>,
 }
 
-/// Searches the bucket whose entries `entries` gives (each record into the vector it is
-/// handed; false at the end), breadth first, handing the positions of higher
-/// levels to `gate`. Ok with the positions it stored, once the bucket is done.
+/// A frontier search kept at the start of a layer (`keep_layer`), taken up: the
+/// fingerprints of that layer and of the one before, and that layer's positions.
+pub(super) struct Resumed {
+    pub(super) held: FingerprintSet,
+    pub(super) layer: Source,
+}
+
+/// Searches bucket `key`, whose entries `entries` gives (each record into the vector it
+/// is handed; false at the end), breadth first, handing the positions of higher
+/// levels to `gate`; or goes on from where a search of it was kept (`resumed`), its
+/// entries then unread. Ok with the positions it stored, once the bucket is done.
 /// `source` names where the entries come from, for a line on what went wrong with them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn frontier(
     gate: &mut EntryQueue,
+    key: (usize, usize),
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    resumed: Option<Resumed>,
     source: &str,
     root: &Position,
     rules: &Variant,
     meter: &mut Meter,
 ) -> Result<usize, Stopped> {
     let mut layers = [LayerFile::new(gate, "frontier-a"), LayerFile::new(gate, "frontier-b")];
-    let out = search(gate, entries, source, &mut layers, root, rules, meter);
+    let max_memory = meter.budget.max_memory;
+    let mut front = Front {
+        before: FingerprintSet::new(max_memory),
+        current: FingerprintSet::new(max_memory),
+        layer_len: 0,
+        this: 0,
+        stored: 0,
+    };
+    let out = match first_layer(gate, entries, resumed, source, &mut layers[0], &mut front, root, rules, meter) {
+        Err(stopped) => Err(stopped),
+        Ok(()) => match search(gate, &mut layers, &mut front, root, rules, meter) {
+            Ok(()) => Ok(front.stored),
+            Err(limit) => {
+                let kept = keep_layer(gate, key, &mut front, &mut layers, root, rules).unwrap_or(None);
+                Err(Stopped { status: Status::Unknown(limit), won: false, stored: front.stored, kept })
+            }
+        },
+    };
     for layer in layers {
         layer.remove(gate);
     }
     out
+}
+
+/// Where a frontier search is: the fingerprints of the layer before the one expanded
+/// and of that one, how many positions that one holds (in `layers[this]`), and the
+/// positions stored by the layers finished.
+struct Front {
+    before: FingerprintSet,
+    current: FingerprintSet,
+    layer_len: usize,
+    this: usize,
+    stored: usize,
 }
 
 /// A layer's positions, encoded one after another as in an entry file, in a file of
@@ -110,96 +162,154 @@ impl LayerFile {
         Ok(BufReader::with_capacity(BUFFER, File::open(&self.path)?))
     }
 
-    fn remove(self, gate: &mut EntryQueue) {
-        drop(self.writer);
+    /// Lets the file go, and the disk it held.
+    fn release(&mut self, gate: &mut EntryQueue) {
+        self.writer = None;
         gate.release_disk(self.bytes);
+        self.bytes = 0;
         let _ = fs::remove_file(&self.path);
+    }
+
+    fn remove(mut self, gate: &mut EntryQueue) {
+        self.release(gate);
     }
 }
 
 /// Each layer file reads and writes through a buffer this big.
 const BUFFER: usize = 1 << 20;
 
-fn search(
+/// Fills the first layer: the bucket's entries, each once; or the layer a kept search
+/// stopped in, with the fingerprints it held (`Resumed`), which stand for that layer's
+/// own as it is expanded (a layer's children are looked for there and in the next).
+#[allow(clippy::too_many_arguments)]
+fn first_layer(
     gate: &mut EntryQueue,
     entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    resumed: Option<Resumed>,
     source: &str,
-    layers: &mut [LayerFile; 2],
+    layer: &mut LayerFile,
+    front: &mut Front,
     root: &Position,
     rules: &Variant,
     meter: &mut Meter,
-) -> Result<usize, Stopped> {
-    let max_memory = meter.budget.max_memory;
-    let stop = |limit, stored| Stopped { status: Status::Unknown(limit), won: false, stored };
-    // The fingerprints of the layer before the one expanded, of that one and of the next.
-    let (mut before, mut current) = (FingerprintSet::new(max_memory), FingerprintSet::new(max_memory));
-    let mut s = root.clone();
+) -> Result<(), Stopped> {
+    let stop = |limit| Stopped { status: Status::Unknown(limit), won: false, stored: 0, kept: None };
+    layer.start(gate).map_err(|_| stop(Limit::Disk))?;
     let mut record = vec![];
+    if let Some(Resumed { held, layer: mut positions }) = resumed {
+        let mut copied = || -> io::Result<usize> {
+            let mut n = 0;
+            let mut encoded = vec![];
+            while positions.next_entry(&mut record)? {
+                let len = u8::try_from(record.len()).map_err(|_| io::Error::other("a record too long"))?;
+                encoded.clear();
+                encoded.push(len);
+                encoded.extend_from_slice(&record);
+                layer.push(&encoded, gate)?;
+                n += 1;
+            }
+            Ok(n)
+        };
+        let copied = copied();
+        let name = positions.name();
+        // The kept layer's file, read to its end, is done with, whatever came of it.
+        gate.done_with(positions);
+        match copied {
+            Ok(n) => {
+                (front.current, front.layer_len) = (held, n);
+                return Ok(());
+            }
+            Err(e) => {
+                gate.break_down(format!("{name}: {e}"));
+                return Err(stop(Limit::Disk));
+            }
+        }
+    }
+    let mut s = root.clone();
     let mut encoded = vec![];
-    layers[0].start(gate).map_err(|_| stop(Limit::Disk, 0))?;
     let mut read = 0u64;
     loop {
         match entries(&mut record) {
             Ok(true) => {
                 if gate.codec.decode(&record, rules, &mut s).is_err() {
                     gate.break_down(format!("an entry in {source} is damaged"));
-                    return Err(stop(Limit::Disk, 0));
+                    return Err(stop(Limit::Disk));
                 }
             }
-            Ok(false) => break,
+            Ok(false) => return Ok(()),
             Err(e) => {
                 gate.break_down(format!("{source}: {e}"));
-                return Err(stop(Limit::Disk, 0));
+                return Err(stop(Limit::Disk));
             }
         }
         read += 1;
         if read.is_multiple_of(CHECK_EVERY) {
             if let Some(limit) = meter.check() {
-                return Err(stop(limit, 0));
+                return Err(stop(limit));
             }
         }
         if s.is_won() {
-            return Err(Stopped { status: Status::Solved, won: true, stored: 0 });
+            return Err(Stopped { status: Status::Solved, won: true, stored: 0, kept: None });
         }
-        current.set_others(gate.bytes());
-        match current.insert(s.fingerprint(rules)) {
+        front.current.set_others(gate.bytes());
+        match front.current.insert(s.fingerprint(rules)) {
             Ok(true) => {
                 encoded.clear();
                 gate.codec.encode(&s, rules, &mut encoded);
-                layers[0].push(&encoded, gate).map_err(|_| stop(Limit::Disk, 0))?;
+                layer.push(&encoded, gate).map_err(|_| stop(Limit::Disk))?;
+                front.layer_len += 1;
             }
             Ok(false) => {}
-            Err(_) => return Err(stop(Limit::Memory, 0)),
+            Err(_) => return Err(stop(Limit::Memory)),
         }
     }
-    let mut stored = 0;
+}
+
+/// Expands the layers one after another from the first until one has no positions;
+/// Err with the budget that stopped it, `front` then at the start of the layer it
+/// stopped in.
+fn search(
+    gate: &mut EntryQueue,
+    layers: &mut [LayerFile; 2],
+    front: &mut Front,
+    root: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> Result<(), Limit> {
+    let max_memory = meter.budget.max_memory;
+    let mut s = root.clone();
+    let mut record = vec![];
+    let mut encoded = vec![];
     let (mut moves, mut played) = (vec![], vec![]);
     let mut child = root.clone();
-    let (mut depth, mut this) = (0u32, 0);
-    while !current.is_empty() {
-        let mut reader = layers[this].reader().map_err(|_| stop(Limit::Disk, stored))?;
-        layers[1 - this].start(gate).map_err(|_| stop(Limit::Disk, stored))?;
+    let mut depth = 0u32;
+    while front.layer_len > 0 {
+        let this = front.this;
+        let mut reader = layers[this].reader().map_err(|_| Limit::Disk)?;
+        layers[1 - this].start(gate).map_err(|_| Limit::Disk)?;
         let mut next = FingerprintSet::new(max_memory);
+        let mut next_len = 0;
+        let (before, current) = (&front.before, &front.current);
         loop {
             match next_entry(&mut reader, &mut record) {
                 Ok(true) => {
                     if gate.codec.decode(&record, rules, &mut s).is_err() {
                         gate.break_down("an entry of a layer of the frontier search is damaged".into());
-                        return Err(stop(Limit::Disk, stored));
+                        return Err(Limit::Disk);
                     }
                 }
                 Ok(false) => break,
-                Err(_) => return Err(stop(Limit::Disk, stored)),
+                Err(_) => return Err(Limit::Disk),
             }
             if let Some(limit) = meter.tick(depth) {
-                return Err(stop(limit, stored));
+                return Err(limit);
             }
             // The same moves as the exhaustive pass, and the card just moved too: a layer
             // does not say which it was.
             moves.clear();
             generate(&s, rules, false, &mut moves);
             if meter.no_time_to_grow(&next, moves.len()) {
-                return Err(stop(Limit::Seconds, stored));
+                return Err(Limit::Seconds);
             }
             let hashes = s.hashes(rules);
             child.clone_from(&s);
@@ -215,26 +325,100 @@ fn search(
                         Ok(true) => {
                             encoded.clear();
                             gate.codec.encode(&child, rules, &mut encoded);
-                            layers[1 - this].push(&encoded, gate).map_err(|_| stop(Limit::Disk, stored))?;
+                            layers[1 - this].push(&encoded, gate).map_err(|_| Limit::Disk)?;
+                            next_len += 1;
                         }
                         Ok(false) => {}
-                        Err(_) => return Err(stop(Limit::Memory, stored)),
+                        Err(_) => return Err(Limit::Memory),
                     }
                 }
                 undo_to(&mut child, &mut played, 0);
             }
             if let Some(limit) = gate.failed {
-                return Err(stop(limit, stored));
+                return Err(limit);
             }
             if meter.nodes.is_multiple_of(CHECK_EVERY) && meter.memory(others + next.bytes()).is_some() {
-                return Err(stop(Limit::Memory, stored));
+                return Err(Limit::Memory);
             }
         }
         meter.note_memory(before.bytes() + current.bytes() + next.bytes() + gate.bytes());
-        stored += current.len();
-        (before, current) = (current, next);
-        this = 1 - this;
+        front.stored += front.layer_len;
+        front.before = mem::replace(&mut front.current, next);
+        (front.layer_len, front.this) = (next_len, 1 - this);
         depth += 1;
     }
-    Ok(stored)
+    Ok(())
+}
+
+/// Keeps a search stopped inside layer `front.this` to go on from its start, in the
+/// files of a search kept inside bucket `key` (`Inside`): as the store, the fingerprints
+/// of the layer before and of this one, as one set; as the positions not expanded, this
+/// layer's, whole in its file. The next layer's, half made, are let go, and so are the
+/// children of this layer's positions already handed to the gate: they are made again
+/// (handing the gate an entry twice makes nothing twice: it is stored once, when its
+/// class is searched). None if the search met trouble, the set outgrows the memory
+/// budget, or the disk budget cannot hold the files; and then no file is left behind.
+fn keep_layer(
+    gate: &mut EntryQueue,
+    key: (usize, usize),
+    front: &mut Front,
+    layers: &mut [LayerFile; 2],
+    root: &Position,
+    rules: &Variant,
+) -> io::Result<Option<Inside>> {
+    if gate.broken || gate.failed.is_some() {
+        return Ok(None);
+    }
+    // The next layer, half made, first: its memory and its disk are wanted.
+    layers[1 - front.this].release(gate);
+    let this = &mut layers[front.this];
+    let kept = (|| {
+        let mut record = vec![];
+        let held = if front.before.is_empty() {
+            // The first layer, from the entries, or that of a search taken up, whose set
+            // holds the layer before it already.
+            mem::replace(&mut front.current, FingerprintSet::new(0))
+        } else {
+            // This layer's set holds the fingerprints of its positions and no others:
+            // made again from them, into the set of the layer before, with this layer's own
+            // set let go first.
+            front.current = FingerprintSet::new(0);
+            let mut held = mem::replace(&mut front.before, FingerprintSet::new(0));
+            held.set_others(gate.bytes());
+            let mut s = root.clone();
+            let mut reader = this.reader()?;
+            while next_entry(&mut reader, &mut record)? {
+                gate.codec
+                    .decode(&record, rules, &mut s)
+                    .map_err(|_| io::Error::other("a layer's entry is damaged"))?;
+                if held.insert(s.fingerprint(rules)).is_err() {
+                    return Ok(None);
+                }
+            }
+            held
+        };
+        if !gate.hold_disk_if_room(held.bytes() as u64) {
+            return Ok(None);
+        }
+        let mut file = InsideFile::create(gate, key, STORE)?;
+        held.write_to(&mut file)?;
+        let store = file.finish()?;
+        drop(held);
+        let mut file = InsideFile::create(gate, key, UNEXPANDED)?;
+        let mut reader = this.reader()?;
+        while next_entry(&mut reader, &mut record)? {
+            file.record(&record)?;
+        }
+        let unexpanded = file.finish()?;
+        Ok(gate.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))
+    })();
+    if !matches!(kept, Ok(Some(_))) {
+        // Kept or not at all: a file the checkpoint does not name would spoil the proof.
+        for what in [STORE, UNEXPANDED] {
+            let path = gate.inside_file(key, what);
+            let _ = fs::remove_file(path.with_extension(format!("{what}.part")));
+            let _ = fs::remove_file(path);
+        }
+    }
+    kept
 }

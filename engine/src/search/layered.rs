@@ -23,9 +23,10 @@
 //! A proof that a budget stops (time, nodes, memory, disk or Ctrl-C) is *kept*: its
 //! files stay in the spill directory, under a name made from its job, with a
 //! checkpoint that names each of them (`checkpoint`). The next proof of the same job
-//! there goes on from it, if it checks out whole, searching again from all its entries
-//! the bucket it was in when it stopped; so hours of proof can be spread over several
-//! runs.
+//! there goes on from it, if it checks out whole, in the bucket it was in when it
+//! stopped: from what that bucket's search kept (its store and the positions it had
+//! not expanded, or for a breadth-first search the layer it stopped in), or else from
+//! all the bucket's entries; so hours of proof can be spread over several runs.
 //!
 //! Its entries wait on disk in `spill`'s queue; this is the driver that reads them back,
 //! bucket by bucket, and searches each.
@@ -41,7 +42,7 @@ use super::bucket::{
     depth_first_from, done_with_classes, keep_inside, search_bucket, BucketEnd, FromEntry, CHECK_ENTRIES,
 };
 use super::depth_first::DepthFirstSearch;
-use super::frontier::{self, frontier, Stopped};
+use super::frontier::{self, frontier, Resumed, Stopped};
 use super::level_threads::{search_level, Bucket, LevelEnd};
 use super::meter::Meter;
 use super::spill::{
@@ -340,9 +341,17 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 stored += n;
                 outgrown = false;
             }
-            Err(Stopped { status, won, stored: n }) => {
-                partial = n;
+            Err(Stopped { status, won, stored: n, kept }) => {
                 let broken = search.gate.as_ref().is_some_and(|g| g.broken);
+                match kept {
+                    // Kept at the start of the layer it stopped in: the layers before it
+                    // are done with, and counted.
+                    Some(inside) if !won && !broken => {
+                        stored += n;
+                        kept_inside.push((gate_of(&mut search).reading, inside));
+                    }
+                    _ => partial = n,
+                }
                 break (status, !won && !broken);
             }
         }
@@ -455,7 +464,8 @@ fn gate_of(search: &mut DepthFirstSearch) -> &mut EntryQueue {
 }
 
 /// Searches the bucket being read, which outgrew memory, breadth first from all its
-/// entries (`frontier`); once it is done, its file is removed, as `advance` does.
+/// entries (`frontier`), or from where a kept proof's search of it stopped; once it is
+/// done, its file is removed, as `advance` does.
 fn search_outgrown(
     search: &mut DepthFirstSearch,
     reading: &mut Option<Source>,
@@ -464,15 +474,28 @@ fn search_outgrown(
     meter: &mut Meter,
 ) -> Result<usize, Stopped> {
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
-    let disk = Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0 };
-    let Some(source) = reading.as_mut() else { return Err(disk) };
+    let disk = || Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0, kept: None };
+    let Some(source) = reading.as_mut() else { return Err(disk()) };
+    let key = gate.reading;
+    // A kept frontier search of this bucket goes on; if its set does not fit this run's
+    // memory, the bucket is searched afresh from its entries.
+    let resumed = match gate.take_inside(key) {
+        None => None,
+        Some(inside) => match gate.take_up_inside(key, inside, meter.budget.max_memory) {
+            Ok(taken) => taken.map(|(held, layer)| Resumed { held, layer }),
+            Err(e) => {
+                gate.break_down(format!("the kept breadth-first search of the bucket: {e}"));
+                return Err(disk());
+            }
+        },
+    };
     if let Err(e) = source.rewind() {
         gate.break_down(format!("{}: {e}", source.name()));
-        return Err(disk);
+        return Err(disk());
     }
     let name = source.name();
     let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
-    let stored = frontier(gate, &mut entries, &name, root, rules, meter)?;
+    let stored = frontier(gate, key, &mut entries, resumed, &name, root, rules, meter)?;
     if let Some(source) = reading.take() {
         gate.done_with(source);
     }
