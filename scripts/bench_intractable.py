@@ -24,7 +24,10 @@ answers from. The peer (fc-solve) has no proof of these: its presets give up.
 It is resumable: the proofs' files go to --spill-dir (default ./fcanalyze-intractable-spill,
 kept between runs), so a run stopped by Ctrl-C or --max-seconds keeps its proof there
 and the next run goes on from it; with --record, each verdict is written as soon as it
-is proved, and a deal already recorded is skipped (--again runs it anyway).
+is proved, and a deal already recorded is skipped (--again runs it anyway). Each proof
+runs in segments of --segment seconds (default 30 minutes), each going on from the last,
+so that a crash or a kill loses one segment at most; a proof's wall time is that of all
+its runs.
 """
 
 from __future__ import annotations
@@ -69,6 +72,42 @@ def prove(
     result = json.loads(out)
     result.update(wall=wall, rss=usage.ru_maxrss * 1024, threads=threads, engine_version=__version__)
     return result
+
+
+def prove_in_segments(
+    deal: int,
+    spill: Path,
+    memory: str,
+    threads: int,
+    max_seconds: float | None,
+    max_disk: str | None,
+    segment: float | None,
+) -> dict:
+    """A layered proof run as `prove` runs it, in segments of at most `segment` seconds,
+    each going on from the proof the last one kept: a crash, an out-of-memory kill or a
+    machine taken away then costs one segment at most, not the proof. The last segment's
+    result, with the wall time of every run of the proof (earlier invocations' too, from
+    the engine's own count) and the highest peak RSS of this invocation's segments."""
+    began = time.perf_counter()
+    rss = 0
+    segments = 0
+    while True:
+        left = None if max_seconds is None else max_seconds - (time.perf_counter() - began)
+        budget = left if segment is None else segment if left is None else min(segment, left)
+        r = prove(deal, spill, memory, threads, budget, max_disk)
+        rss = max(rss, r["rss"])
+        segments += 1
+        going_on = r["status"] == "unknown" and r["limit"] == "seconds" and r.get("kept")
+        if not going_on or (left is not None and left - r["wall"] < 1):
+            break
+        print(
+            f"{deal:>11} segment {segments}: {r['states']:,} positions so far, "
+            f"{gib(r['peak_disk'])} GiB on disk at most, {(r['wall'] + r['resumed_seconds']) / 60:.1f} min in all",
+            flush=True,
+        )
+    # A proof spread over runs took the time of them all.
+    r.update(wall=r["wall"] + r["resumed_seconds"], rss=rss, segments=segments)
+    return r
 
 
 def gib(n: float) -> str:
@@ -135,6 +174,13 @@ def main() -> None:
     p.add_argument("--compare-threads", action="store_true", help="also run each on 1 thread, print the speed-up")
     p.add_argument("--max-seconds", type=float, default=None, help="each proof's time budget (default none)")
     p.add_argument(
+        "--segment",
+        type=float,
+        default=1800,
+        help="run each proof in segments of at most this many seconds, each going on from the "
+        "last one kept, so that a kill costs one segment, not the proof (default 1800; 0: one run)",
+    )
+    p.add_argument(
         "--spill-dir",
         type=Path,
         default=Path("fcanalyze-intractable-spill"),
@@ -158,7 +204,10 @@ def main() -> None:
     for deal in deals:
         times = {}
         for threads in runs:
-            r = prove(deal, args.spill_dir, args.max_memory, threads, args.max_seconds, args.max_disk)
+            segment = args.segment if args.segment > 0 else None
+            r = prove_in_segments(
+                deal, args.spill_dir, args.max_memory, threads, args.max_seconds, args.max_disk, segment
+            )
             r.update(memory=args.max_memory)
             times[threads] = r
             total += r["wall"]
