@@ -93,6 +93,7 @@ pub(super) fn frontier(
         layer_len: 0,
         this: 0,
         stored: 0,
+        resumed: false,
     };
     let out = match first_layer(gate, entries, resumed, source, &mut layers[0], &mut front, root, rules, meter) {
         Err(stopped) => Err(stopped),
@@ -119,6 +120,9 @@ struct Front {
     layer_len: usize,
     this: usize,
     stored: usize,
+    /// The layer expanded is a kept search's, taken up: `current` holds the layer
+    /// before it too.
+    resumed: bool,
 }
 
 /// A layer's positions, encoded one after another as in an entry file, in a file of
@@ -162,6 +166,15 @@ impl LayerFile {
         Ok(BufReader::with_capacity(BUFFER, File::open(&self.path)?))
     }
 
+    /// Takes the file at `path`, `bytes` long and counted against the disk budget, as
+    /// this layer's, written.
+    fn adopt(&mut self, path: &std::path::Path, bytes: u64) -> io::Result<()> {
+        self.writer = None;
+        fs::rename(path, &self.path)?;
+        self.bytes = bytes;
+        Ok(())
+    }
+
     /// Lets the file go, and the disk it held.
     fn release(&mut self, gate: &mut EntryQueue) {
         self.writer = None;
@@ -194,37 +207,21 @@ fn first_layer(
     meter: &mut Meter,
 ) -> Result<(), Stopped> {
     let stop = |limit| Stopped { status: Status::Unknown(limit), won: false, stored: 0, kept: None };
-    layer.start(gate).map_err(|_| stop(Limit::Disk))?;
-    let mut record = vec![];
-    if let Some(Resumed { held, layer: mut positions }) = resumed {
-        let mut copied = || -> io::Result<usize> {
-            let mut n = 0;
-            let mut encoded = vec![];
-            while positions.next_entry(&mut record)? {
-                let len = u8::try_from(record.len()).map_err(|_| io::Error::other("a record too long"))?;
-                encoded.clear();
-                encoded.push(len);
-                encoded.extend_from_slice(&record);
-                layer.push(&encoded, gate)?;
-                n += 1;
-            }
-            Ok(n)
-        };
-        let copied = copied();
+    if let Some(Resumed { held, layer: positions }) = resumed {
         let name = positions.name();
-        // The kept layer's file, read to its end, is done with, whatever came of it.
-        gate.done_with(positions);
-        match copied {
+        return match take_layer(gate, positions, layer) {
             Ok(n) => {
-                (front.current, front.layer_len) = (held, n);
-                return Ok(());
+                (front.current, front.layer_len, front.resumed) = (held, n, true);
+                Ok(())
             }
             Err(e) => {
                 gate.break_down(format!("{name}: {e}"));
-                return Err(stop(Limit::Disk));
+                Err(stop(Limit::Disk))
             }
-        }
+        };
     }
+    layer.start(gate).map_err(|_| stop(Limit::Disk))?;
+    let mut record = vec![];
     let mut s = root.clone();
     let mut encoded = vec![];
     let mut read = 0u64;
@@ -261,6 +258,34 @@ fn first_layer(
             }
             Ok(false) => {}
             Err(_) => return Err(stop(Limit::Memory)),
+        }
+    }
+}
+
+/// Makes the positions a kept search had left of its layer (`Resumed`) the first
+/// layer's file: counted, reading them through (which checks their checksum), then
+/// moved, not copied, so that it needs no more disk. Their number; Err, and their file
+/// gone, if it could not be read whole or moved.
+fn take_layer(gate: &mut EntryQueue, mut positions: Source, layer: &mut LayerFile) -> io::Result<usize> {
+    let mut record = vec![];
+    let mut n = 0;
+    let counted = (|| {
+        while positions.next_entry(&mut record)? {
+            n += 1;
+        }
+        Ok(())
+    })();
+    let Source::File(reader, path, written) = positions else {
+        gate.done_with(positions);
+        return Err(io::Error::other("a kept layer not in its file"));
+    };
+    drop(reader);
+    match counted.and_then(|()| layer.adopt(&path, written.len)) {
+        Ok(()) => Ok(n),
+        Err(e) => {
+            gate.release_disk(written.len);
+            let _ = fs::remove_file(&path);
+            Err(e)
         }
     }
 }
@@ -342,12 +367,51 @@ fn search(
             }
         }
         meter.note_memory(before.bytes() + current.bytes() + next.bytes() + gate.bytes());
+        if front.resumed {
+            // A kept search's set holds the layer before the one just expanded too: the
+            // next layer needs this one's alone, made again from its positions (kept,
+            // it would carry one more layer into every later keep).
+            let others = current.bytes() + next.bytes() + gate.bytes();
+            front.before = layer_set(gate, &mut layers[this], others, max_memory, root, rules)?;
+            front.current = next;
+            front.resumed = false;
+        } else {
+            front.before = mem::replace(&mut front.current, next);
+        }
         front.stored += front.layer_len;
-        front.before = mem::replace(&mut front.current, next);
         (front.layer_len, front.this) = (next_len, 1 - this);
         depth += 1;
     }
     Ok(())
+}
+
+/// The fingerprints of the positions in `layer`'s file, as a set within `max_memory`
+/// with `others` bytes held beside it; Err(Limit::Memory) if it does not fit,
+/// Err(Limit::Disk) if the file cannot be read.
+fn layer_set(
+    gate: &mut EntryQueue,
+    layer: &mut LayerFile,
+    others: usize,
+    max_memory: usize,
+    root: &Position,
+    rules: &Variant,
+) -> Result<FingerprintSet, Limit> {
+    let mut set = FingerprintSet::new(max_memory);
+    set.set_others(others);
+    let (mut record, mut s) = (vec![], root.clone());
+    let mut reader = layer.reader().map_err(|_| Limit::Disk)?;
+    loop {
+        match next_entry(&mut reader, &mut record) {
+            Ok(true) => {}
+            Ok(false) => return Ok(set),
+            Err(_) => return Err(Limit::Disk),
+        }
+        if gate.codec.decode(&record, rules, &mut s).is_err() {
+            gate.break_down("an entry of a layer of the frontier search is damaged".into());
+            return Err(Limit::Disk);
+        }
+        set.insert(s.fingerprint(rules)).map_err(|_| Limit::Memory)?;
+    }
 }
 
 /// Keeps a search stopped inside layer `front.this` to go on from its start, in the
@@ -388,9 +452,10 @@ fn keep_layer(
             let mut s = root.clone();
             let mut reader = this.reader()?;
             while next_entry(&mut reader, &mut record)? {
-                gate.codec
-                    .decode(&record, rules, &mut s)
-                    .map_err(|_| io::Error::other("a layer's entry is damaged"))?;
+                if gate.codec.decode(&record, rules, &mut s).is_err() {
+                    gate.break_down("an entry of a layer of the frontier search is damaged".into());
+                    return Ok(None);
+                }
                 if held.insert(s.fingerprint(rules)).is_err() {
                     return Ok(None);
                 }

@@ -225,6 +225,11 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     // Whether the bucket being read outgrew memory (in this run or the one kept), and
     // is searched breadth first; and what that search stored before it stopped.
     let mut outgrown = earlier.frontier;
+    // The bucket whose breadth-first search the kept proof stopped in, kept at the start
+    // of a layer, and what its layers before that stored: gone on from once. And the
+    // same of this run, for its checkpoint.
+    let mut kept_frontier = earlier.frontier_kept;
+    let mut frontier_kept = None;
     let mut partial = 0;
     let mut entries_read = 0u64;
     // How the proof ended, and whether it may be kept to go on from.
@@ -290,6 +295,9 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
             Next::Bucket => {
                 // The classes searched so far are done with.
                 stored += done_with_classes(&mut search, meter);
+                // A bucket kept inside its breadth-first search goes on breadth first.
+                let reading_key = gate_of(&mut search).reading;
+                outgrown |= kept_frontier.is_some_and(|(key, _)| key == reading_key);
                 // A bucket the kept proof stopped inside goes on from what it kept.
                 if !outgrown {
                     match take_up_inside(&mut search, &mut start, &mut record, rules, meter) {
@@ -336,21 +344,20 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         // The bucket outgrew memory: searched again, from all its entries, breadth first.
         meter.note_memory(search.peak_bytes());
         search.abandon();
-        match search_outgrown(&mut search, &mut reading, root, rules, meter) {
+        match search_outgrown(&mut search, &mut reading, &mut kept_frontier, root, rules, meter) {
             Ok(n) => {
                 stored += n;
                 outgrown = false;
             }
             Err(Stopped { status, won, stored: n, kept }) => {
                 let broken = search.gate.as_ref().is_some_and(|g| g.broken);
-                match kept {
+                partial = n;
+                if let Some(inside) = kept.filter(|_| !won && !broken) {
                     // Kept at the start of the layer it stopped in: the layers before it
-                    // are done with, and counted.
-                    Some(inside) if !won && !broken => {
-                        stored += n;
-                        kept_inside.push((gate_of(&mut search).reading, inside));
-                    }
-                    _ => partial = n,
+                    // count when the next run goes on from there.
+                    let key = gate_of(&mut search).reading;
+                    kept_inside.push((key, inside));
+                    frontier_kept = Some((key, n));
                 }
                 break (status, !won && !broken);
             }
@@ -386,6 +393,8 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         seconds: earlier.seconds + meter.start.elapsed().as_secs_f64(),
         peak_disk,
         frontier: outgrown,
+        // One kept earlier and not reached in this run is kept still.
+        frontier_kept: frontier_kept.or(kept_frontier),
     };
     let kept = keep
         && !gate.broken
@@ -469,6 +478,7 @@ fn gate_of(search: &mut DepthFirstSearch) -> &mut EntryQueue {
 fn search_outgrown(
     search: &mut DepthFirstSearch,
     reading: &mut Option<Source>,
+    kept_frontier: &mut Option<((usize, usize), usize)>,
     root: &Position,
     rules: &Variant,
     meter: &mut Meter,
@@ -477,17 +487,28 @@ fn search_outgrown(
     let disk = || Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0, kept: None };
     let Some(source) = reading.as_mut() else { return Err(disk()) };
     let key = gate.reading;
-    // A kept frontier search of this bucket goes on; if its set does not fit this run's
-    // memory, the bucket is searched afresh from its entries.
-    let resumed = match gate.take_inside(key) {
-        None => None,
-        Some(inside) => match gate.take_up_inside(key, inside, meter.budget.max_memory) {
-            Ok(taken) => taken.map(|(held, layer)| Resumed { held, layer }),
-            Err(e) => {
-                gate.break_down(format!("the kept breadth-first search of the bucket: {e}"));
-                return Err(disk());
+    // A breadth-first search of this bucket kept at the start of a layer goes on from
+    // there, its earlier layers counted; if its set does not fit this run's memory, the
+    // bucket is searched afresh from its entries. So is one that a depth-first search
+    // had kept inside: what it kept is let go.
+    let (inside, earlier) = (gate.take_inside(key), kept_frontier.filter(|(k, _)| *k == key));
+    let (resumed, earlier_layers) = match (inside, earlier) {
+        (Some(inside), Some((_, layers))) => {
+            *kept_frontier = None;
+            match gate.take_up_inside(key, inside, meter.budget.max_memory) {
+                Ok(Some((held, layer))) => (Some(Resumed { held, layer }), layers),
+                Ok(None) => (None, 0),
+                Err(e) => {
+                    gate.break_down(format!("the kept breadth-first search of the bucket: {e}"));
+                    return Err(disk());
+                }
             }
-        },
+        }
+        (Some(inside), None) => {
+            gate.let_go_inside(key, inside);
+            (None, 0)
+        }
+        (None, _) => (None, 0),
     };
     if let Err(e) = source.rewind() {
         gate.break_down(format!("{}: {e}", source.name()));
@@ -495,7 +516,9 @@ fn search_outgrown(
     }
     let name = source.name();
     let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
-    let stored = frontier(gate, key, &mut entries, resumed, &name, root, rules, meter)?;
+    let stored = frontier(gate, key, &mut entries, resumed, &name, root, rules, meter)
+        .map_err(|stopped| Stopped { stored: stopped.stored + earlier_layers, ..stopped })?
+        + earlier_layers;
     if let Some(source) = reading.take() {
         gate.done_with(source);
     }

@@ -44,6 +44,11 @@ pub(crate) struct RunsSoFar {
     /// The bucket it stopped in had outgrown memory: it is searched breadth first
     /// (`frontier`) when the proof goes on.
     pub(crate) frontier: bool,
+    /// The bucket whose breadth-first search was kept at the start of the layer it
+    /// stopped in (its fingerprints and positions in the files of a search kept inside
+    /// it), and the positions the layers before that one stored, counted only if the
+    /// next run goes on from there (`frontier::Resumed`).
+    pub(crate) frontier_kept: Option<((usize, usize), usize)>,
 }
 
 /// A kept proof: what it had done, and its entry files by name.
@@ -57,14 +62,18 @@ impl Checkpoint {
     fn text(&self, job: &str, key: &[u8; 16]) -> String {
         let e = &self.earlier;
         let mut text = format!(
-            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\nfiles {}\n",
+            "{job}\nstored {}\nnodes {}\nseconds {}\npeak_disk {}\nfrontier {}\n",
             e.stored,
             e.nodes,
             e.seconds,
             e.peak_disk,
             u8::from(e.frontier),
-            self.files.len()
         );
+        // Written only when there is one: a checkpoint without it reads as it always did.
+        if let Some(((level, bucket), stored)) = e.frontier_kept {
+            text += &format!("frontier_kept {level} {bucket} {stored}\n");
+        }
+        text += &format!("files {}\n", self.files.len());
         for (name, w) in &self.files {
             text += &format!("{name} {} {:016x}\n", w.len, w.crc);
         }
@@ -140,8 +149,17 @@ fn parse(text: &str, key: &[u8; 16]) -> Option<Checkpoint> {
             1 => true,
             _ => return None,
         },
+        frontier_kept: None,
     };
-    let count: usize = value(lines.next(), "files")?;
+    let mut earlier = earlier;
+    let mut line = lines.next();
+    if let Some(kept) = line.and_then(|l| l.strip_prefix("frontier_kept ")) {
+        let numbers: Vec<usize> = kept.split(' ').map(str::parse).collect::<Result<_, _>>().ok()?;
+        let [level, bucket, stored] = numbers[..] else { return None };
+        earlier.frontier_kept = Some(((level, bucket), stored));
+        line = lines.next();
+    }
+    let count: usize = value(line, "files")?;
     let mut files = BTreeMap::new();
     for line in lines.by_ref().take(count) {
         let mut parts = line.split(' ');
@@ -336,12 +354,25 @@ mod tests {
         files.insert("level-038-05.entries".to_string(), Written { len: 284_165, crc: 0x1234_5678_9abc_def0 });
         files.insert("level-039-00.entries".to_string(), Written { len: 36, crc: 7 });
         let checkpoint = Checkpoint {
-            earlier: RunsSoFar { stored: 5, nodes: 6, seconds: 7.25, peak_disk: 8, frontier: true },
+            earlier: RunsSoFar {
+                stored: 5,
+                nodes: 6,
+                seconds: 7.25,
+                peak_disk: 8,
+                frontier: true,
+                frontier_kept: Some(((41, 7), 9)),
+            },
             files,
         };
         let key = [7u8; 16];
         let text = checkpoint.text("job", &key);
         assert_eq!(parse(&text, &key), Some(checkpoint.clone()));
+        // Without a breadth-first search kept at a layer's start, as checkpoints were.
+        let plain =
+            Checkpoint { earlier: RunsSoFar { frontier_kept: None, ..checkpoint.earlier }, ..checkpoint.clone() };
+        let plain_text = plain.text("job", &key);
+        assert!(!plain_text.contains("frontier_kept"));
+        assert_eq!(parse(&plain_text, &key), Some(plain));
         // Sealed with another key (anyone else's, or a forger's): refused.
         assert_eq!(parse(&checkpoint.text("job", &[8u8; 16]), &key), None);
         // Each byte changed, and each length cut short: never read as a checkpoint.

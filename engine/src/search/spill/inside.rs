@@ -102,6 +102,15 @@ impl Write for InsideFile {
 }
 
 impl EntryQueue {
+    /// Lets go of what a kept proof holds of the search of bucket `key`, which is to be
+    /// searched afresh from its entries: its files removed, their disk freed.
+    pub(in crate::search) fn let_go_inside(&mut self, key: (usize, usize), inside: Inside) {
+        for (what, written) in [(STORE, inside.store), (UNEXPANDED, inside.unexpanded)] {
+            let _ = fs::remove_file(self.inside_file(key, what));
+            self.release_disk(written.len);
+        }
+    }
+
     /// Takes up what a kept proof holds of the search of bucket `key`, which it stopped
     /// inside: its store, as a table within `max_bytes`, and the positions it stored and
     /// had not expanded, to be read in turn (their file is removed once read to its
