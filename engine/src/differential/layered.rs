@@ -506,3 +506,27 @@ fn a_search_kept_inside_its_bucket_is_taken_up_on_one_thread_or_two() {
     assert_eq!(std::fs::read_dir(&dir).expect("the directory").count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_bucket_out_of_memory_breadth_first_is_tried_depth_first_again_by_the_next_run() {
+    // Deal 11982 with 4 cells within 48 KiB: a bucket outgrows that depth first, then
+    // breadth first, and the proof is kept. Its checkpoint does not send the next run
+    // breadth first at once: with more memory, depth first may fit, and is faster.
+    let (rules, start) = deal_11982();
+    let dir = scratch_dir("out-of-memory-breadth-first");
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    let tiny = Budget { max_memory: 48 << 10, ..Budget::default() };
+    let out = prove_layered(&start, &rules, tiny, &spill, &mut || false);
+    assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Memory), true));
+    let checkpoints: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the directory")
+        .flatten()
+        .filter_map(|proof| std::fs::read_to_string(proof.path().join("checkpoint")).ok())
+        .collect();
+    assert_eq!(checkpoints.len(), 1);
+    assert!(checkpoints[0].contains("\nfrontier 0\n"), "{}", checkpoints[0]);
+    assert!(!checkpoints[0].contains("frontier_kept"));
+    let out = prove_layered(&start, &rules, Budget::default(), &spill, &mut || false);
+    assert_eq!(out.status, Status::Unsolvable);
+    let _ = std::fs::remove_dir_all(&dir);
+}

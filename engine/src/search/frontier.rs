@@ -100,7 +100,13 @@ pub(super) fn frontier(
         Ok(()) => match search(gate, &mut layers, &mut front, root, rules, meter) {
             Ok(()) => Ok(front.stored),
             Err(limit) => {
-                let kept = keep_layer(gate, key, &mut front, &mut layers, root, rules).unwrap_or(None);
+                // Out of memory, it keeps nothing: the next run, with more memory perhaps,
+                // tries the bucket depth first again (`layered`).
+                let kept = if limit == Limit::Memory {
+                    None
+                } else {
+                    keep_layer(gate, key, &mut front, &mut layers, root, rules).unwrap_or(None)
+                };
                 Err(Stopped { status: Status::Unknown(limit), won: false, stored: front.stored, kept })
             }
         },

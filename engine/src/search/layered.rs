@@ -392,7 +392,10 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         nodes: earlier.nodes + meter.nodes,
         seconds: earlier.seconds + meter.start.elapsed().as_secs_f64(),
         peak_disk,
-        frontier: outgrown,
+        // A breadth-first search stopped for want of memory is not gone on with: the next
+        // run, with a larger budget perhaps, where depth first may fit and is faster,
+        // searches the bucket depth first again, and breadth first only if it outgrows that.
+        frontier: outgrown && status != Status::Unknown(Limit::Memory),
         // One kept earlier and not reached in this run is kept still.
         frontier_kept: frontier_kept.or(kept_frontier),
     };
