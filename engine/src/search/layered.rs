@@ -494,19 +494,16 @@ fn search_outgrown(
     // there, its earlier layers counted; if its set does not fit this run's memory, the
     // bucket is searched afresh from its entries. So is one that a depth-first search
     // had kept inside: what it kept is let go.
-    let (inside, earlier) = (gate.take_inside(key), kept_frontier.filter(|(k, _)| *k == key));
-    let (resumed, earlier_layers) = match (inside, earlier) {
-        (Some(inside), Some((_, layers))) => {
-            *kept_frontier = None;
-            match gate.take_up_inside(key, inside, meter.budget.max_memory) {
-                Ok(Some((held, layer))) => (Some(Resumed { held, layer }), layers),
-                Ok(None) => (None, 0),
-                Err(e) => {
-                    gate.break_down(format!("the kept breadth-first search of the bucket: {e}"));
-                    return Err(disk());
-                }
+    let earlier = kept_frontier.take_if(|(k, _)| *k == key);
+    let (resumed, earlier_layers) = match (gate.take_inside(key), earlier) {
+        (Some(inside), Some((_, layers))) => match gate.take_up_inside(key, inside, meter.budget.max_memory) {
+            Ok(Some((held, layer))) => (Some(Resumed { held, layer }), layers),
+            Ok(None) => (None, 0),
+            Err(e) => {
+                gate.break_down(format!("the kept breadth-first search of the bucket: {e}"));
+                return Err(disk());
             }
-        }
+        },
         (Some(inside), None) => {
             gate.let_go_inside(key, inside);
             (None, 0)
