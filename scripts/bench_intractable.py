@@ -26,8 +26,9 @@ kept between runs), so a run stopped by Ctrl-C or --max-seconds keeps its proof 
 and the next run goes on from it; with --record, each verdict is written as soon as it
 is proved, and a deal already recorded is skipped (--again runs it anyway). Each proof
 runs in segments of --segment seconds (default 30 minutes), each going on from the last,
-so that a crash or a kill loses one segment at most; a proof's wall time is that of all
-its runs.
+so that a crash or a kill loses one segment at most (a segment that stored nothing more,
+its time spent in one layer of a breadth-first search, makes the next twice as long); a
+proof's wall time is that of all its runs.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def prove_in_segments(
     began = time.perf_counter()
     rss = 0
     segments = 0
+    last_states = None
     while True:
         left = None if max_seconds is None else max_seconds - (time.perf_counter() - began)
         budget = left if segment is None else segment if left is None else min(segment, left)
@@ -100,6 +102,12 @@ def prove_in_segments(
         going_on = r["status"] == "unknown" and r["limit"] == "seconds" and r.get("kept")
         if not going_on or (left is not None and left - r["wall"] < 1):
             break
+        # A segment that stored nothing more spent its time in a layer of a breadth-first
+        # search that it could not finish, which goes on from that layer's start: the
+        # next segment is made twice as long.
+        if segment is not None and last_states is not None and r["states"] <= last_states:
+            segment *= 2
+        last_states = r["states"]
         print(
             f"{deal:>11} segment {segments}: {r['states']:,} positions so far, "
             f"{gib(r['peak_disk'])} GiB on disk at most, {(r['wall'] + r['resumed_seconds']) / 60:.1f} min in all",
