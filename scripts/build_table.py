@@ -48,7 +48,17 @@ The take-back table (data/microsoft-32000-takeback.parquet) holds deals 1..32,00
 
 The first runs the sweep and its 200 s retry into build/takeback-sweep and writes the
 table; the second gives the jobs still unknown 900 s and 10 GiB each; the third writes
-the table again from the sweep. Seven jobs stay undecided (docs/takeback.md).
+the table again from the sweep. Seven jobs stayed undecided; a layered proof decides
+one over as many runs as it takes (the same command goes on from the proof kept in
+DIR), and its result is patched in:
+
+       fcanalyze solve 20410 --cells 1 --variant freecell,takeback=yes --layered \
+           --spill-dir DIR --max-memory 7G --threads 1 --max-disk 30G --max-seconds 1800 \
+           --json > 20410.json
+       python scripts/build_table.py --takeback --proved 20410.json --budgets \
+           max_nodes=none,max_seconds=1800,max_memory=7516192768,max_disk=32212254720,spill_dir=given,layered=yes
+
+Six jobs stay undecided (docs/takeback.md).
 
 After a change to how a solution's score or its moves not to a foundation are counted,
 write a table again as it is, every count from the referee's replay, without searching:
@@ -67,6 +77,7 @@ zstd-compressed Parquet file in row groups of a few thousand rows.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +118,20 @@ def main() -> int:
         help="a sweep of the table's undecided jobs: its decided rows replace theirs in the table as it is",
     )
     parser.add_argument(
+        "--proved",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="JSON",
+        help="results of `fcanalyze solve --json`, each a proof of a loss of one of the table's undecided "
+        "jobs (a layered proof, say, run over several sessions): each replaces that job's row",
+    )
+    parser.add_argument(
+        "--budgets",
+        default=None,
+        help="with --proved: the budgets of the proofs' last run, as the budgets column writes them",
+    )
+    parser.add_argument(
         "--recount",
         action="store_true",
         help="write the table as it is again, its counts (score, moves not to a foundation) from the referee",
@@ -120,6 +145,11 @@ def main() -> int:
     source = args.source
     if args.recount:
         return write(pq.read_table(out), cells, rules, out, args.takeback)
+    if args.proved is not None:
+        if args.budgets is None:
+            parser.error("--proved needs --budgets, the proofs' budgets as the budgets column writes them")
+        table = patched(conformed(pq.read_table(out)), conformed(proved_rows(args.proved, args.budgets)))
+        return write(table, cells, rules, out, args.takeback)
     if args.patch is not None:
         table = patched(conformed(pq.read_table(out)), conformed(read_dataset(args.patch)))
         return write(table, cells, rules, out, args.takeback)
@@ -212,6 +242,37 @@ def patched(table: pa.Table, retry: pa.Table) -> pa.Table:
     keep = [key not in replaced for key in zip(*(table[c].to_pylist() for c in keys))]
     print(f"{len(replaced)} of the table's {len(undecided)} undecided jobs are decided in the patch")
     return pa.concat_tables([table.filter(pa.array(keep, pa.bool_())), fresh])
+
+
+def proved_rows(paths: list[Path], budgets: str) -> pa.Table:
+    """Table rows from `fcanalyze solve --json` results that prove their jobs lost. A
+    win is refused: its line must be replayed by the referee, as a sweep's row is
+    (`--patch`)."""
+    from fcanalyze import __version__
+
+    rows = []
+    for path in paths:
+        result = json.loads(path.read_text())
+        if result.get("status") != UNSOLVABLE:
+            sys.exit(f"{path}: {result.get('status')}, not a proved loss: patch a sweep's row in instead (--patch)")
+        rows.append(
+            {
+                "deal": result["deal"],
+                "variant": result["variant"],
+                "cells": result["cells"],
+                "columns": Variant.parse(result["variant"]).columns,
+                "status": UNSOLVABLE,
+                "solvable": False,
+                "nodes": result["nodes"],
+                "states": result["states"],
+                "max_depth": result["max_depth"],
+                "peak_memory": result["peak_memory"],
+                "verified": False,
+                "engine_version": __version__,
+                "budgets": budgets,
+            }
+        )
+    return pa.Table.from_pylist(rows, TABLE_SCHEMA)
 
 
 def with_counts(table: pa.Table, variant: Variant) -> pa.Table:
