@@ -220,7 +220,7 @@ fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
             "{max_memory} bytes {:?}",
             out.note
         );
-        // Every run goes on where the last stopped, inside a bucket too: a tenth of the
+        // Every run goes on where the one before ended, in a bucket too: a tenth of the
         // nodes each, and no run done again.
         assert!(runs > 2 && runs <= 20, "{runs}");
     }
@@ -255,7 +255,7 @@ fn a_layered_proof_stopped_again_and_again_goes_on_to_the_same_verdict_and_count
             let _ = prove_layered(other, &rules, Budget { max_nodes: 50, ..Budget::default() }, &spill, &mut || false);
             let mut runs = 0;
             let out = loop {
-                // Each run goes on where the last stopped, inside its bucket too: a lost
+                // Each run goes on where the one before ended, in its bucket too: a lost
                 // position's proof ends after some ten runs of a tenth of its nodes each.
                 // (A won position's goes far beyond the exhaustive pass, which stops at the
                 // win: its budgets grow.)
@@ -352,7 +352,7 @@ fn a_breadth_first_search_stopped_again_and_again_goes_on_from_the_layer_it_stop
 #[test]
 fn a_kept_breadth_first_search_does_again_only_the_layer_it_stopped_in() {
     // Deal 11982 with 4 cells, every bucket breadth first, stopped every thirtieth of its
-    // nodes: each run goes on from the start of the layer the last stopped in, so all the
+    // nodes: each run goes on from the start of the layer the one before ended in, so all the
     // runs together expand little more than one run does. (Searched again from its
     // entries, as a kept proof's breadth-first bucket was before, they expanded 11% more.)
     let (rules, start) = deal_11982();
