@@ -166,12 +166,7 @@ pub(super) fn keep_inside(
         Ok(gate.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))
     })();
     if !matches!(kept, Ok(Some(_))) {
-        // Kept or not at all: a file the checkpoint does not name would spoil the proof.
-        for what in [STORE, UNEXPANDED] {
-            let path = gate.inside_file(key, what);
-            let _ = std::fs::remove_file(path.with_extension(format!("{what}.part")));
-            let _ = std::fs::remove_file(path);
-        }
+        gate.remove_inside_files(key);
     }
     search.gate = Some(gate);
     kept

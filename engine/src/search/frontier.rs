@@ -377,8 +377,10 @@ fn search(
             // A kept search's set holds the layer before the one just expanded too: the
             // next layer needs this one's alone, made again from its positions (kept,
             // it would carry one more layer into every later keep).
-            let others = current.bytes() + next.bytes() + gate.bytes();
-            front.before = layer_set(gate, &mut layers[this], others, max_memory, root, rules)?;
+            let mut set = FingerprintSet::new(max_memory);
+            set.set_others(current.bytes() + next.bytes() + gate.bytes());
+            add_layer(gate, &mut layers[this], &mut set, root, rules)?;
+            front.before = set;
             front.current = next;
             front.resumed = false;
         } else {
@@ -391,25 +393,21 @@ fn search(
     Ok(())
 }
 
-/// The fingerprints of the positions in `layer`'s file, as a set within `max_memory`
-/// with `others` bytes held beside it; Err(Limit::Memory) if it does not fit,
-/// Err(Limit::Disk) if the file cannot be read.
-fn layer_set(
+/// Adds the fingerprints of the positions in `layer`'s file to `set`; Err(Limit::Memory)
+/// if they do not fit its budget, Err(Limit::Disk) if the file cannot be read whole.
+fn add_layer(
     gate: &mut EntryQueue,
     layer: &mut LayerFile,
-    others: usize,
-    max_memory: usize,
+    set: &mut FingerprintSet,
     root: &Position,
     rules: &Variant,
-) -> Result<FingerprintSet, Limit> {
-    let mut set = FingerprintSet::new(max_memory);
-    set.set_others(others);
+) -> Result<(), Limit> {
     let (mut record, mut s) = (vec![], root.clone());
     let mut reader = layer.reader().map_err(|_| Limit::Disk)?;
     loop {
         match next_entry(&mut reader, &mut record) {
             Ok(true) => {}
-            Ok(false) => return Ok(set),
+            Ok(false) => return Ok(()),
             Err(_) => return Err(Limit::Disk),
         }
         if gate.codec.decode(&record, rules, &mut s).is_err() {
@@ -455,16 +453,8 @@ fn keep_layer(
             front.current = FingerprintSet::new(0);
             let mut held = mem::replace(&mut front.before, FingerprintSet::new(0));
             held.set_others(gate.bytes());
-            let mut s = root.clone();
-            let mut reader = this.reader()?;
-            while next_entry(&mut reader, &mut record)? {
-                if gate.codec.decode(&record, rules, &mut s).is_err() {
-                    gate.break_down("an entry of a layer of the frontier search is damaged".into());
-                    return Ok(None);
-                }
-                if held.insert(s.fingerprint(rules)).is_err() {
-                    return Ok(None);
-                }
+            if add_layer(gate, this, &mut held, root, rules).is_err() {
+                return Ok(None);
             }
             held
         };
@@ -484,12 +474,7 @@ fn keep_layer(
         Ok(gate.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))
     })();
     if !matches!(kept, Ok(Some(_))) {
-        // Kept or not at all: a file the checkpoint does not name would spoil the proof.
-        for what in [STORE, UNEXPANDED] {
-            let path = gate.inside_file(key, what);
-            let _ = fs::remove_file(path.with_extension(format!("{what}.part")));
-            let _ = fs::remove_file(path);
-        }
+        gate.remove_inside_files(key);
     }
     kept
 }

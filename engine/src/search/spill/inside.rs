@@ -105,9 +105,18 @@ impl EntryQueue {
     /// Lets go of what a kept proof holds of the search of bucket `key`, which is to be
     /// searched afresh from its entries: its files removed, their disk freed.
     pub(in crate::search) fn let_go_inside(&mut self, key: (usize, usize), inside: Inside) {
-        for (what, written) in [(STORE, inside.store), (UNEXPANDED, inside.unexpanded)] {
-            let _ = fs::remove_file(self.inside_file(key, what));
-            self.release_disk(written.len);
+        self.remove_inside_files(key);
+        self.release_disk(inside.store.len + inside.unexpanded.len);
+    }
+
+    /// Removes the files of a search kept inside bucket `key`, whole or half written: a
+    /// search is kept whole or not at all, since a file the checkpoint does not name
+    /// would spoil the proof.
+    pub(in crate::search) fn remove_inside_files(&self, key: (usize, usize)) {
+        for what in [STORE, UNEXPANDED] {
+            let path = self.inside_file(key, what);
+            let _ = fs::remove_file(path.with_extension(format!("{what}.part")));
+            let _ = fs::remove_file(path);
         }
     }
 
