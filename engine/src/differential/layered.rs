@@ -27,7 +27,7 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
         Variant { columns: 5, takeback: true, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 4, takeback: true, kings_only: true, ..Variant::FREECELL.with_cells(1) },
     ];
-    layered_proofs_store_what_the_exhaustive_pass_stores("layered", &variants, 0x1A7E_4ED5, false);
+    layered_proofs_store_what_the_exhaustive_pass_stores("layered", &variants, 0x1A7E_4ED5, false, 1);
 }
 
 /// Proves random small positions of each variant with a layered proof (at most 150
@@ -36,15 +36,16 @@ fn the_layered_proof_stores_exactly_what_the_exhaustive_pass_stores() {
 /// half the lost ones must have had levels to spill. Each proof removes its files. With
 /// `breadth_first`, the proof searches every bucket breadth first where it may, which
 /// stores the positions whose loose card has to go back too: the count to match is then
-/// the exhaustive pass's without putting such cards back.
+/// the exhaustive pass's without putting such cards back. The proofs run on `threads`.
 fn layered_proofs_store_what_the_exhaustive_pass_stores(
     name: &str,
     variants: &[Variant],
     seed: u64,
     breadth_first: bool,
+    threads: usize,
 ) {
     let dir = scratch_dir(name);
-    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    let spill = Spill { dir: dir.clone(), threads, max_bytes: u64::MAX, keep_free: 0 };
     let budget = Budget { max_memory: 64 << 20, ..Budget::default() };
     for (i, &rules) in variants.iter().enumerate() {
         let (won, lost, spilled) = (Cell::new(0), Cell::new(0), Cell::new(0));
@@ -151,8 +152,29 @@ fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
     // The breadth-first search stores every position, with a loose card to put back too: its
     // three layers hold what they must only while every move can be taken back.
     BREADTH_FIRST.set(true);
-    layered_proofs_store_what_the_exhaustive_pass_stores("frontier", &variants, 0xF207_713E, true);
+    layered_proofs_store_what_the_exhaustive_pass_stores("frontier", &variants, 0xF207_713E, true, 1);
     BREADTH_FIRST.set(false);
+}
+
+#[test]
+fn the_frontier_search_on_two_threads_reaches_exactly_what_it_reaches_on_one() {
+    // On two threads, each owns the positions of its shard of fingerprints and the two
+    // hand each other children, meeting once a layer (engine/src/search/frontier_threads.rs).
+    // Forced on every bucket, the proof must reach exactly the positions the exhaustive
+    // pass reaches (the one-thread frontier search's count), and meet every win.
+    let variants = [
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
+        Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
+        Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
+        Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
+    ];
+    let before = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+    BREADTH_FIRST.set(true);
+    layered_proofs_store_what_the_exhaustive_pass_stores("frontier-threads", &variants, 0xF207_7772, true, 2);
+    BREADTH_FIRST.set(false);
+    let searched = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed) - before;
+    assert!(searched >= 500, "only {searched} buckets searched on two threads");
 }
 
 #[test]
@@ -303,19 +325,37 @@ fn a_breadth_first_search_stopped_again_and_again_goes_on_from_the_layer_it_stop
     // and that layer's positions; the next run goes on from there. Stopped every tenth of
     // its nodes until it ends, it must store in all exactly what one run stores, and give
     // the same verdict.
+    breadth_first_stopped_again_and_again("breadth-first-resumed", 0xB7E_ADF, &|_| 1);
+}
+
+#[test]
+fn a_breadth_first_search_on_two_threads_stopped_again_and_again_goes_on_on_one_or_two() {
+    // The same on two threads, and on two and one in turn: a search stopped on two
+    // threads is kept as one on one thread is, and either goes on from the other's.
+    let before = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+    breadth_first_stopped_again_and_again("breadth-first-threads", 0xB7E_AD2, &|_| 2);
+    breadth_first_stopped_again_and_again("breadth-first-turns", 0xB7E_ADF, &|run| 1 + run % 2);
+    assert!(ON_THREADS.load(std::sync::atomic::Ordering::Relaxed) - before >= 100);
+}
+
+/// Proves random small positions of four variants, each bucket breadth first, a run
+/// at a time on `threads(run)` threads, each run stopped after a tenth of the nodes
+/// one whole run takes; asserts the same verdict and count as one run, and that at
+/// least 20 runs went on from a kept layer.
+fn breadth_first_stopped_again_and_again(name: &str, seed: u64, threads: &dyn Fn(usize) -> usize) {
     let variants = [
         Variant { columns: 5, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 4, ..Variant::FREECELL.with_cells(2) },
         Variant { columns: 4, ..Variant::FREECELL.with_cells(0) },
         Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
     ];
-    let dir = scratch_dir("breadth-first-resumed");
+    let dir = scratch_dir(name);
     let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
     BREADTH_FIRST.set(true);
     let kept_layers = Cell::new(0);
     for (i, rules) in variants.into_iter().enumerate() {
         let lost = Cell::new(0);
-        check_positions("breadth_first_again", 0xB7E_ADF + i as u64, 300, positions(rules, 6, 5), |start| {
+        check_positions(name, seed + i as u64, 500, positions(rules, 6, 5), |start| {
             if lost.get() >= 6 {
                 return Ok(());
             }
@@ -328,7 +368,8 @@ fn a_breadth_first_search_stopped_again_and_again_goes_on_from_the_layer_it_stop
                 // A tenth of the nodes a run; doubled every 20 runs, for a layer that
                 // holds more than a tenth (each run goes on from the start of its layer).
                 let short = Budget { max_nodes: (1 + one.nodes / 10) << (runs / 20), ..Budget::default() };
-                let out = prove_layered(start, &rules, short, &spill, &mut || false);
+                let on = Spill { threads: threads(runs), ..spill.clone() };
+                let out = prove_layered(start, &rules, short, &on, &mut || false);
                 runs += 1;
                 prop_assert!(runs < 100, "{:?}: no end in sight", rules);
                 if out.status != Status::Unknown(Limit::Nodes) {

@@ -97,7 +97,7 @@ pub(super) fn frontier(
     };
     let out = match first_layer(gate, entries, resumed, source, &mut layers[0], &mut front, root, rules, meter) {
         Err(stopped) => Err(stopped),
-        Ok(()) => match search(gate, &mut layers, &mut front, root, rules, meter) {
+        Ok(()) => match search(gate, key, &mut layers, &mut front, root, rules, meter) {
             Ok(()) => Ok(front.stored),
             Err(limit) => {
                 // Out of memory, it keeps nothing: the next run, with more memory perhaps,
@@ -133,19 +133,19 @@ struct Front {
 
 /// A layer's positions, encoded one after another as in an entry file, in a file of
 /// the proof's directory: a layer may hold hundreds of millions.
-struct LayerFile {
-    path: PathBuf,
+pub(super) struct LayerFile {
+    pub(super) path: PathBuf,
     writer: Option<BufWriter<File>>,
     bytes: u64,
 }
 
 impl LayerFile {
-    fn new(gate: &EntryQueue, name: &str) -> LayerFile {
+    pub(super) fn new(gate: &EntryQueue, name: &str) -> LayerFile {
         LayerFile { path: gate.scratch_file(name), writer: None, bytes: 0 }
     }
 
     /// Empties the file, to write a layer.
-    fn start(&mut self, gate: &mut EntryQueue) -> io::Result<()> {
+    pub(super) fn start(&mut self, gate: &mut EntryQueue) -> io::Result<()> {
         gate.release_disk(self.bytes);
         self.bytes = 0;
         self.writer = Some(BufWriter::with_capacity(BUFFER, File::create(&self.path)?));
@@ -153,7 +153,7 @@ impl LayerFile {
     }
 
     /// Appends a record; Err when the disk budget runs out or the file cannot be written.
-    fn push(&mut self, record: &[u8], gate: &mut EntryQueue) -> io::Result<()> {
+    pub(super) fn push(&mut self, record: &[u8], gate: &mut EntryQueue) -> io::Result<()> {
         let writer = self.writer.as_mut().ok_or_else(|| io::Error::other("layer not started"))?;
         writer.write_all(record)?;
         self.bytes += record.len() as u64;
@@ -164,11 +164,17 @@ impl LayerFile {
         }
     }
 
-    /// The layer written, to read from its start.
-    fn reader(&mut self) -> io::Result<BufReader<File>> {
+    /// Writes out what the buffer holds: the layer is whole on disk.
+    pub(super) fn finish(&mut self) -> io::Result<()> {
         if let Some(writer) = self.writer.take() {
             writer.into_inner().map_err(io::IntoInnerError::into_error)?;
         }
+        Ok(())
+    }
+
+    /// The layer written, to read from its start.
+    pub(super) fn reader(&mut self) -> io::Result<BufReader<File>> {
+        self.finish()?;
         Ok(BufReader::with_capacity(BUFFER, File::open(&self.path)?))
     }
 
@@ -182,15 +188,31 @@ impl LayerFile {
     }
 
     /// Lets the file go, and the disk it held.
-    fn release(&mut self, gate: &mut EntryQueue) {
+    pub(super) fn release(&mut self, gate: &mut EntryQueue) {
         self.writer = None;
         gate.release_disk(self.bytes);
         self.bytes = 0;
         let _ = fs::remove_file(&self.path);
     }
 
-    fn remove(mut self, gate: &mut EntryQueue) {
+    pub(super) fn remove(mut self, gate: &mut EntryQueue) {
         self.release(gate);
+    }
+}
+
+/// With FCANALYZE_LOG_LAYERS set (to anything but empty or 0), every layer a frontier
+/// search finishes is a line on standard error: the bucket, the layer, its positions,
+/// the next layer's, and the seconds it took on how many threads. A bucket bigger than
+/// memory may take hours; this is how its progress, and a thread count's speed, are seen.
+pub(super) fn log_layer(key: (usize, usize), layer: u32, positions: usize, next: usize, seconds: f64, threads: usize) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("FCANALYZE_LOG_LAYERS").is_some_and(|v| !v.is_empty() && v != "0")) {
+        eprintln!(
+            "fcanalyze: level {} bucket {} layer {layer}: {positions} positions expanded in {seconds:.1} s on {threads} thread(s), {:.0} a second; {next} in the next",
+            key.0,
+            key.1,
+            positions as f64 / seconds.max(1e-9)
+        );
     }
 }
 
@@ -272,7 +294,7 @@ fn first_layer(
 /// layer's file: counted, reading them through (which checks their checksum), then
 /// moved, not copied, so that it needs no more disk. Their number; Err, and their file
 /// gone, if it could not be read whole or moved.
-fn take_layer(gate: &mut EntryQueue, mut positions: Source, layer: &mut LayerFile) -> io::Result<usize> {
+pub(super) fn take_layer(gate: &mut EntryQueue, mut positions: Source, layer: &mut LayerFile) -> io::Result<usize> {
     let mut record = vec![];
     let mut n = 0;
     let counted = (|| {
@@ -301,6 +323,7 @@ fn take_layer(gate: &mut EntryQueue, mut positions: Source, layer: &mut LayerFil
 /// stopped in.
 fn search(
     gate: &mut EntryQueue,
+    key: (usize, usize),
     layers: &mut [LayerFile; 2],
     front: &mut Front,
     root: &Position,
@@ -320,6 +343,7 @@ fn search(
         layers[1 - this].start(gate).map_err(|_| Limit::Disk)?;
         let mut next = FingerprintSet::new(max_memory);
         let mut next_len = 0;
+        let began = std::time::Instant::now();
         let (before, current) = (&front.before, &front.current);
         loop {
             match next_entry(&mut reader, &mut record) {
@@ -373,6 +397,7 @@ fn search(
             }
         }
         meter.note_memory(before.bytes() + current.bytes() + next.bytes() + gate.bytes());
+        log_layer(key, depth, front.layer_len, next_len, began.elapsed().as_secs_f64(), 1);
         if front.resumed {
             // A kept search's set holds the layer before the one just expanded too: the
             // next layer needs this one's alone, made again from its positions (kept,
@@ -395,7 +420,7 @@ fn search(
 
 /// Adds the fingerprints of the positions in `layer`'s file to `set`; Err(Limit::Memory)
 /// if they do not fit its budget, Err(Limit::Disk) if the file cannot be read whole.
-fn add_layer(
+pub(super) fn add_layer(
     gate: &mut EntryQueue,
     layer: &mut LayerFile,
     set: &mut FingerprintSet,

@@ -43,6 +43,7 @@ use super::bucket::{
 };
 use super::depth_first::DepthFirstSearch;
 use super::frontier::{self, frontier, Resumed, Stopped};
+use super::frontier_threads::frontier_on_threads;
 use super::level_threads::{search_level, Bucket, LevelEnd};
 use super::meter::Meter;
 use super::spill::{
@@ -235,7 +236,8 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     // How the proof ended, and whether it may be kept to go on from.
     let (status, keep) = loop {
         let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
-        if reading.is_none() && !beside.is_empty() && !outgrown {
+        // (Tests that search every bucket breadth first have the driver read each.)
+        if reading.is_none() && !beside.is_empty() && !outgrown && !breadth_first_always() {
             let level = match gate.lowest_level() {
                 Ok(Some(level)) => level,
                 Ok(None) => break (Status::Unsolvable, false),
@@ -344,7 +346,7 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
         // The bucket outgrew memory: searched again, from all its entries, breadth first.
         meter.note_memory(search.peak_bytes());
         search.abandon();
-        match search_outgrown(&mut search, &mut reading, &mut kept_frontier, root, rules, meter) {
+        match search_outgrown(&mut search, &mut beside, &mut reading, &mut kept_frontier, root, rules, meter) {
             Ok(n) => {
                 stored += n;
                 outgrown = false;
@@ -477,9 +479,11 @@ fn gate_of(search: &mut DepthFirstSearch) -> &mut EntryQueue {
 
 /// Searches the bucket being read, which outgrew memory, breadth first from all its
 /// entries (`frontier`), or from where a kept proof's search of it stopped; once it is
-/// done, its file is removed, as `advance` does.
+/// done, its file is removed, as `advance` does. With searches `beside` this one, it
+/// runs on as many threads, one queue each (`frontier_threads`).
 fn search_outgrown(
     search: &mut DepthFirstSearch,
+    beside: &mut [DepthFirstSearch],
     reading: &mut Option<Source>,
     kept_frontier: &mut Option<((usize, usize), usize)>,
     root: &Position,
@@ -516,9 +520,21 @@ fn search_outgrown(
     }
     let name = source.name();
     let mut entries = |record: &mut Vec<u8>| source.next_entry(record);
-    let stored = frontier(gate, key, &mut entries, resumed, &name, root, rules, meter)
-        .map_err(|stopped| Stopped { stored: stopped.stored + earlier_layers, ..stopped })?
-        + earlier_layers;
+    let searched = if beside.len() > 1 {
+        let gates: Vec<&mut EntryQueue> = beside
+            .iter_mut()
+            .map(|other| {
+                let theirs = other.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
+                (theirs.level, theirs.reading) = (gate.level, key);
+                theirs
+            })
+            .collect();
+        frontier_on_threads(gate, gates, key, &mut entries, resumed, &name, root, rules, meter)
+    } else {
+        frontier(gate, key, &mut entries, resumed, &name, root, rules, meter)
+    };
+    let stored =
+        searched.map_err(|stopped| Stopped { stored: stopped.stored + earlier_layers, ..stopped })? + earlier_layers;
     if let Some(source) = reading.take() {
         gate.done_with(source);
     }

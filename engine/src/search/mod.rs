@@ -45,6 +45,7 @@ mod best_first;
 mod bucket;
 mod depth_first;
 mod frontier;
+mod frontier_threads;
 mod layered;
 mod level_threads;
 mod loose_return;
@@ -63,6 +64,8 @@ use crate::variant::Variant;
 use depth_first::{depth_first, DepthFirst};
 #[cfg(test)]
 pub(crate) use frontier::applies as breadth_first_applies;
+#[cfg(test)]
+pub(crate) use frontier_threads::ON_THREADS;
 pub use layered::drop_kept;
 #[cfg(test)]
 pub(crate) use layered::BREADTH_FIRST;
