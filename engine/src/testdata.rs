@@ -15,6 +15,11 @@ pub const MS11982: &str = "AH 3D KD JC 6C JD KC\nAS 3H 6H 5D 2C 7D 8D\n4H QS 5S 
                            AC QC 4D 8C QH 9C 3S\n2D 8S 9H 9D 6D 2H\n6S 7H JH TD TC QD\n\
                            TS AD 9S KH 4S 4C\nJS KS 3C 7C 7S 5H";
 
+/// Microsoft deal 26063, lost with 1 cell after a proof of tens of millions of positions.
+pub const MS26063: &str = "3D 8C 5S 6S JH 8H 8D\n3S 5H KD TH TC KC 4C\n7S QH 7H 7C TS 4H 4S\n\
+                           QC 5C 2S 2C AC 4D KH\n3C 9S 6D 8S AH 7D\nAD 5D QD QS TD 6H\n\
+                           2H 9D 9C 2D JC AS\n9H JD JS KS 3H 6C";
+
 /// Card numbers per column from text like `MS1`.
 pub fn columns(text: &str) -> Vec<Vec<u8>> {
     text.lines().map(|l| l.split_whitespace().map(|t| Card::parse(t).expect("a card").index()).collect()).collect()

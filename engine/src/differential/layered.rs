@@ -571,3 +571,24 @@ fn a_bucket_out_of_memory_breadth_first_is_tried_depth_first_again_by_the_next_r
     assert_eq!(out.status, Status::Unsolvable);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "a benchmark: scripts/bench_frontier_threads.py runs it"]
+fn the_frontier_search_on_threads_timed() {
+    // Deal 26063 with 1 cell (lost), every bucket breadth first, on the threads that
+    // FCANALYZE_BENCH_THREADS says (1 if unset): the verdict, the positions and the
+    // seconds, as a line scripts/bench_frontier_threads.py reads.
+    let rules = Variant::FREECELL.with_cells(1);
+    let start = Position::new(&rules, &crate::testdata::columns(crate::testdata::MS26063), &[None; 1], [0; 4]);
+    let threads = std::env::var("FCANALYZE_BENCH_THREADS").map_or(1, |t| t.parse().expect("a thread count"));
+    let dir = scratch_dir(&format!("bench-{threads}"));
+    let spill = Spill { dir: dir.clone(), threads, max_bytes: u64::MAX, keep_free: 0 };
+    BREADTH_FIRST.set(true);
+    let began = std::time::Instant::now();
+    let out = prove_layered(&start.expect("deal 26063"), &rules, Budget::default(), &spill, &mut || false);
+    let seconds = began.elapsed().as_secs_f64();
+    BREADTH_FIRST.set(false);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status, Status::Unsolvable);
+    println!("frontier-bench threads {threads} positions {} seconds {seconds:.3}", out.states);
+}

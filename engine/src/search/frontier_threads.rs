@@ -61,10 +61,10 @@ fn owner(fp: u128, threads: usize) -> usize {
     ((fp as u64) % threads as u64) as usize
 }
 
-/// Children for another thread: their fingerprints, and the positions encoded one after
-/// another, each with its length byte, as in a layer's file.
+/// Children for another thread: their fingerprints and positions (as they are: the
+/// owner encodes only those it keeps, and most are kept already).
 enum Message {
-    Children(Vec<u128>, Vec<u8>),
+    Children(Vec<u128>, Vec<Position>),
     /// The sender has sent every child of the layer.
     Done,
 }
@@ -493,7 +493,7 @@ struct Next {
     set: FingerprintSet,
     len: usize,
     fps: Vec<Vec<u128>>,
-    records: Vec<Vec<u8>>,
+    children: Vec<Vec<Position>>,
 }
 
 /// The layers, from the first; Err with the budget that stopped this thread
@@ -522,11 +522,13 @@ fn layers(
         w.files[slot].start(w.gate).map_err(|_| Limit::Disk)?;
         // Threads that have said they are done with this layer, this one counted.
         let mut done = 1;
+        let mut own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
+        let mut others = shared.others(w.t);
         let mut next = Next {
             set: FingerprintSet::new(max_memory),
             len: 0,
             fps: vec![vec![]; threads],
-            records: vec![vec![]; threads],
+            children: vec![vec![]; threads],
         };
         loop {
             let more = shared.reader.lock().unwrap_or_else(PoisonError::into_inner).next_chunk(
@@ -558,8 +560,7 @@ fn layers(
                 }
                 let hashes = s.hashes(rules);
                 child.clone_from(&s);
-                let own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
-                next.set.set_others(own + shared.others(w.t));
+                next.set.set_others(own + others);
                 for &m in &moves {
                     play_with_autoplay(&mut child, rules, m, &mut played);
                     let fp = child.fingerprint_after(&s, &hashes, &played);
@@ -576,9 +577,9 @@ fn layers(
                             }
                         } else {
                             next.fps[o].push(fp);
-                            w.gate.codec.encode(&child, rules, &mut next.records[o]);
+                            next.children[o].push(child.clone());
                             if next.fps[o].len() >= BATCH {
-                                send(shared, &outboxes[o], &mut next.fps[o], &mut next.records[o]);
+                                send(shared, &outboxes[o], &mut next.fps[o], &mut next.children[o]);
                             }
                         }
                     }
@@ -589,25 +590,35 @@ fn layers(
                 }
                 while let Ok(message) = inbox.try_recv() {
                     match message {
-                        Message::Children(fps, records) => take_in(w, &mut next, slot, shared, &fps, &records)?,
+                        Message::Children(fps, children) => {
+                            take_in(w, &mut next, slot, shared, &fps, &children, rules, &mut encoded)?;
+                        }
                         Message::Done => done += 1,
                     }
                 }
-                let held = own + next.set.bytes();
-                shared.held[w.t].store(held, Ordering::Relaxed);
-                if meter.nodes.is_multiple_of(CHECK_EVERY) && meter.memory(held + shared.others(w.t)).is_some() {
-                    return Err(Limit::Memory);
+                // What this thread holds, and what the others do, said and heard now and
+                // then: a word every thread writes and reads at every position would be
+                // passed between their cores all the time.
+                if meter.nodes.is_multiple_of(CHECK_EVERY) {
+                    own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
+                    shared.held[w.t].store(own + next.set.bytes(), Ordering::Relaxed);
+                    others = shared.others(w.t);
+                    if meter.memory(own + next.set.bytes() + others).is_some() {
+                        return Err(Limit::Memory);
+                    }
                 }
             }
         }
         // This thread's share is expanded: what it has for the others, then "done".
         for o in (0..threads).filter(|&o| o != w.t) {
-            send(shared, &outboxes[o], &mut next.fps[o], &mut next.records[o]);
+            send(shared, &outboxes[o], &mut next.fps[o], &mut next.children[o]);
             let _ = outboxes[o].send(Message::Done);
         }
         while done < threads {
             match inbox.recv_timeout(WAIT) {
-                Ok(Message::Children(fps, records)) => take_in(w, &mut next, slot, shared, &fps, &records)?,
+                Ok(Message::Children(fps, children)) => {
+                    take_in(w, &mut next, slot, shared, &fps, &children, rules, &mut encoded)?;
+                }
                 Ok(Message::Done) => done += 1,
                 Err(RecvTimeoutError::Timeout) if !shared.stopping() => {}
                 Err(_) => return Err(Limit::Interrupted),
@@ -655,33 +666,40 @@ fn is_new(w: &Worker, next: &mut FingerprintSet, fp: u128) -> Result<bool, Limit
 }
 
 /// Sends a batch of children to their owner, if there are any.
-fn send(shared: &Shared, outbox: &Sender<Message>, fps: &mut Vec<u128>, records: &mut Vec<u8>) {
+fn send(shared: &Shared, outbox: &Sender<Message>, fps: &mut Vec<u128>, children: &mut Vec<Position>) {
     if fps.is_empty() {
         return;
     }
-    shared.in_flight.fetch_add(fps.len() * 16 + records.len(), Ordering::Relaxed);
+    shared.in_flight.fetch_add(batch_bytes(fps.len()), Ordering::Relaxed);
     // A thread gone (the search stopping) takes nothing in: the batch is let go.
-    let _ = outbox.send(Message::Children(std::mem::take(fps), std::mem::take(records)));
+    let _ = outbox.send(Message::Children(std::mem::take(fps), std::mem::take(children)));
+}
+
+/// The bytes a batch of `n` children holds.
+fn batch_bytes(n: usize) -> usize {
+    n * (16 + std::mem::size_of::<Position>())
 }
 
 /// Takes in a batch of children another thread sent.
+#[allow(clippy::too_many_arguments)]
 fn take_in(
     w: &mut Worker,
     next: &mut Next,
     slot: usize,
     shared: &Shared,
     fps: &[u128],
-    bytes: &[u8],
+    children: &[Position],
+    rules: &Variant,
+    encoded: &mut Vec<u8>,
 ) -> Result<(), Limit> {
-    shared.in_flight.fetch_sub(fps.len() * 16 + bytes.len(), Ordering::Relaxed);
-    let mut at = 0;
-    for &fp in fps {
-        let n = 1 + usize::from(bytes[at]);
+    shared.in_flight.fetch_sub(batch_bytes(fps.len()), Ordering::Relaxed);
+    for (&fp, child) in fps.iter().zip(children) {
         if is_new(w, &mut next.set, fp)? {
-            w.files[slot].push(&bytes[at..at + n], w.gate).map_err(|_| Limit::Disk)?;
+            encoded.clear();
+            w.gate.codec.encode(child, rules, encoded);
+            w.files[slot].push(encoded, w.gate).map_err(|_| Limit::Disk)?;
             next.len += 1;
         }
-        at += n;
     }
     Ok(())
 }
