@@ -77,8 +77,10 @@ def main() -> None:
     if args.runs < 1 or args.threads < 2:
         sys.exit("--runs must be at least 1 and --threads at least 2")
     binary = test_binary()
-    alone, threaded, beside = [], [], []
-    counts = set()
+    alone: list[float] = []
+    threaded: list[float] = []
+    beside: list[float] = []
+    counts: set[int] = set()
     for run in range(args.runs):
         for threads, into in ((1, alone), (args.threads, threaded)):
             positions, seconds = result(start(binary, threads))
