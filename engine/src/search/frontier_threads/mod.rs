@@ -36,7 +36,7 @@ use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
 use super::frontier::{take_layer, LayerFile, Resumed, Stopped};
-use super::meter::{Meter, CHECK_EVERY};
+use super::meter::Meter;
 use super::spill::{next_entry, EntryQueue};
 use super::{Budget, Limit, Status};
 
@@ -73,8 +73,11 @@ enum Message {
     Done,
 }
 
+/// Where a bucket's entries are read from, a record at a time (false at the end).
+type Entries<'e> = &'e mut (dyn FnMut(&mut Vec<u8>) -> io::Result<bool> + Send);
+
 /// What the threads share.
-struct Shared {
+struct Shared<'e> {
     /// The bucket searched, and on how many threads.
     key: (usize, usize),
     threads: usize,
@@ -93,9 +96,15 @@ struct Shared {
     /// which this search expands first, and the one before. Dropped by each thread once
     /// that layer is done.
     kept_bytes: AtomicUsize,
+    /// The bucket's entries, which the threads read in chunks into layer 0 (None when
+    /// a kept search is gone on with: its layer is layer 0), and where they come from.
+    entries: Option<Mutex<Entries<'e>>>,
+    source: String,
+    /// An entry is a won position.
+    won: AtomicBool,
 }
 
-impl Shared {
+impl Shared<'_> {
     fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -237,7 +246,7 @@ pub(super) fn frontier_on_threads(
     driver: &mut EntryQueue,
     gates: Vec<&mut EntryQueue>,
     key: (usize, usize),
-    entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    entries: Entries,
     resumed: Option<Resumed>,
     source: &str,
     root: &Position,
@@ -248,24 +257,19 @@ pub(super) fn frontier_on_threads(
     let max_memory = meter.budget.max_memory;
     let mut files: Vec<[LayerFile; 3]> =
         (0..threads).map(|t| [0, 1, 2].map(|slot| LayerFile::new(driver, &format!("frontier-{t}-{slot}")))).collect();
-    let mut sets: Vec<FingerprintSet> = (0..threads).map(|_| FingerprintSet::new(max_memory)).collect();
     let stop = |limit| Stopped { status: Status::Unknown(limit), won: false, stored: 0, kept: None };
     #[cfg(test)]
     ON_THREADS.fetch_add(1, Ordering::Relaxed);
-    let first = first_layer(driver, entries, resumed, source, &mut files, &mut sets, root, rules, meter);
-    let finished = first.and_then(|first| {
-        for f in &mut files {
-            f[0].finish().map_err(|_| stop(Limit::Disk))?;
-        }
-        Ok(first)
-    });
-    let (kept, layer_len) = match finished {
+    let (kept, layer_len) = match first_layer(driver, resumed, &mut files) {
         Ok(first) => first,
-        Err(stopped) => {
+        Err(()) => {
             remove_all(driver, files);
-            return Err(stopped);
+            return Err(stop(Limit::Disk));
         }
     };
+    // Gone on with, the search starts with the kept layer; else the threads read the
+    // entries into layer 0 first, and meet once more.
+    let fill = kept.is_none();
     let shared = Shared {
         key,
         threads,
@@ -280,20 +284,22 @@ pub(super) fn frontier_on_threads(
         held: (0..threads).map(|_| AtomicUsize::new(0)).collect(),
         in_flight: AtomicUsize::new(0),
         kept_bytes: AtomicUsize::new(kept.as_ref().map_or(0, FingerprintSet::bytes)),
+        entries: fill.then(|| Mutex::new(entries)),
+        source: source.to_string(),
+        won: AtomicBool::new(false),
     };
     let kept = kept.map(Arc::new);
     let (senders, receivers): (Vec<Sender<Message>>, Vec<Receiver<Message>>) = (0..threads).map(|_| channel()).unzip();
     let workers: Vec<Worker> = gates
         .into_iter()
         .zip(files.drain(..))
-        .zip(sets.drain(..))
         .enumerate()
-        .map(|(t, ((gate, files), current))| Worker {
+        .map(|(t, (gate, files))| Worker {
             t,
             gate,
             files,
             before: FingerprintSet::new(max_memory),
-            current,
+            current: FingerprintSet::new(max_memory),
             kept: kept.clone(),
         })
         .collect();
@@ -351,16 +357,22 @@ pub(super) fn frontier_on_threads(
     }
     meter.note_memory(peak);
     let state = shared.meeting.state.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // The layer every thread was in: layer 0 is the entries' once the threads have met
+    // at its end (None: they stopped reading them).
+    let layer = if fill { state.done.checked_sub(1) } else { Some(state.done) };
     let out = match shared.first_stop.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        // A won entry: the proof has no path to it, and going on would meet it again.
+        _ if shared.won.into_inner() => Err(Stopped { status: Status::Solved, won: true, stored: 0, kept: None }),
         None => Ok(state.stored),
         Some(limit) => {
             // Out of memory, it keeps nothing: the next run, with more memory perhaps,
             // tries the bucket depth first again (`layered`).
             let held = kept.and_then(|k| Arc::try_unwrap(k).ok()).filter(|_| state.done == 0);
-            let kept = if limit == Limit::Memory || failed {
-                None
-            } else {
-                keep_layer(driver, key, state.done, held, &mut files, max_memory, root, rules).unwrap_or(None)
+            let kept = match layer {
+                Some(layer) if limit != Limit::Memory && !failed => {
+                    keep_layer(driver, key, layer, held, &mut files, max_memory, root, rules).unwrap_or(None)
+                }
+                _ => None,
             };
             Err(Stopped { status: Status::Unknown(limit), won: false, stored: state.stored, kept })
         }
@@ -376,75 +388,24 @@ fn remove_all(driver: &mut EntryQueue, files: Vec<[LayerFile; 3]>) {
     }
 }
 
-/// Fills layer 0: each entry of the bucket once, in its owner's file and set; or the
-/// layer a kept search stopped in (its positions in thread 0's file, the others' empty),
-/// with the fingerprints it kept, returned. Its size.
-#[allow(clippy::too_many_arguments)]
+/// Starts every thread's file of layer 0, and puts in thread 0's the positions of the
+/// layer a kept search stopped in (`Resumed`), if it is gone on with: its fingerprints
+/// and their number. Err if a file cannot be made (a line on why, for the job, given).
 fn first_layer(
     driver: &mut EntryQueue,
-    entries: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
     resumed: Option<Resumed>,
-    source: &str,
     files: &mut [[LayerFile; 3]],
-    sets: &mut [FingerprintSet],
-    root: &Position,
-    rules: &Variant,
-    meter: &mut Meter,
-) -> Result<(Option<FingerprintSet>, usize), Stopped> {
-    let stop = |limit| Stopped { status: Status::Unknown(limit), won: false, stored: 0, kept: None };
+) -> Result<(Option<FingerprintSet>, usize), ()> {
     for f in files.iter_mut() {
-        f[0].start(driver).map_err(|_| stop(Limit::Disk))?;
+        f[0].start(driver).map_err(|e| driver.break_down(format!("a layer file: {e}")))?;
     }
-    if let Some(Resumed { held, layer: positions }) = resumed {
-        let name = positions.name();
-        return match take_layer(driver, positions, &mut files[0][0]) {
-            Ok(n) => Ok((Some(held), n)),
-            Err(e) => {
-                driver.break_down(format!("{name}: {e}"));
-                Err(stop(Limit::Disk))
-            }
-        };
-    }
-    let threads = files.len();
-    let (mut record, mut encoded) = (vec![], vec![]);
-    let mut s = root.clone();
-    let (mut read, mut len) = (0u64, 0);
-    loop {
-        match entries(&mut record) {
-            Ok(true) => {
-                if driver.codec.decode(&record, rules, &mut s).is_err() {
-                    driver.break_down(format!("an entry in {source} is damaged"));
-                    return Err(stop(Limit::Disk));
-                }
-            }
-            Ok(false) => return Ok((None, len)),
-            Err(e) => {
-                driver.break_down(format!("{source}: {e}"));
-                return Err(stop(Limit::Disk));
-            }
-        }
-        read += 1;
-        if read.is_multiple_of(CHECK_EVERY) {
-            if let Some(limit) = meter.check() {
-                return Err(stop(limit));
-            }
-        }
-        if s.is_won() {
-            return Err(Stopped { status: Status::Solved, won: true, stored: 0, kept: None });
-        }
-        let fp = s.fingerprint(rules);
-        let o = owner(fp, threads);
-        let others: usize = sets.iter().map(FingerprintSet::bytes).sum::<usize>() - sets[o].bytes() + driver.bytes();
-        sets[o].set_others(others);
-        match sets[o].insert(fp) {
-            Ok(true) => {
-                encoded.clear();
-                driver.codec.encode(&s, rules, &mut encoded);
-                files[o][0].push(&encoded, driver).map_err(|_| stop(Limit::Disk))?;
-                len += 1;
-            }
-            Ok(false) => {}
-            Err(_) => return Err(stop(Limit::Memory)),
+    let Some(Resumed { held, layer: positions }) = resumed else { return Ok((None, 0)) };
+    let name = positions.name();
+    match take_layer(driver, positions, &mut files[0][0]).and_then(|n| files[0][0].finish().map(|()| n)) {
+        Ok(n) => Ok((Some(held), n)),
+        Err(e) => {
+            driver.break_down(format!("{name}: {e}"));
+            Err(())
         }
     }
 }

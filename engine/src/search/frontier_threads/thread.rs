@@ -49,9 +49,9 @@ pub(super) fn expand_layers(
 
 /// Stops the search if its thread panics, so that no other thread waits for it for
 /// ever (the panic goes on at the join).
-struct StopOnPanic<'a>(&'a Shared);
+struct StopOnPanic<'a, 'e>(&'a Shared<'e>);
 
-impl Drop for StopOnPanic<'_> {
+impl Drop for StopOnPanic<'_, '_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             self.0.note_stop(Limit::Interrupted);
@@ -66,6 +66,163 @@ struct Next {
     len: usize,
     fps: Vec<Vec<u128>>,
     children: Vec<Vec<Position>>,
+    /// Threads that have said they are done with the layer, this one counted.
+    done: usize,
+}
+
+impl Next {
+    fn new(threads: usize, max_memory: usize) -> Next {
+        Next {
+            set: FingerprintSet::new(max_memory),
+            len: 0,
+            fps: vec![vec![]; threads],
+            children: vec![vec![]; threads],
+            done: 1,
+        }
+    }
+
+    /// Hands `child` (fingerprint `fp`) to its owner `o`, in a batch sent when full.
+    fn hand_over(&mut self, o: usize, fp: u128, child: &Position, shared: &Shared, outbox: &Sender<Message>) {
+        self.fps[o].push(fp);
+        self.children[o].push(child.clone());
+        if self.fps[o].len() >= BATCH {
+            send(shared, outbox, &mut self.fps[o], &mut self.children[o]);
+        }
+    }
+}
+
+/// Fills layer 0 with the bucket's entries, each once: the threads read them in chunks,
+/// and each entry is kept by the thread that owns it, in its set of the layer and its
+/// file, as a child is. Err with the budget that stopped this thread; a won entry stops
+/// every thread (`Shared::won`).
+#[allow(clippy::too_many_arguments)]
+fn fill_first_layer(
+    w: &mut Worker,
+    entries: &std::sync::Mutex<super::Entries>,
+    inbox: &Receiver<Message>,
+    outboxes: &[Sender<Message>],
+    shared: &Shared,
+    root: &Position,
+    rules: &Variant,
+    meter: &mut Meter,
+) -> Result<usize, Limit> {
+    let threads = shared.threads;
+    let mut next = Next::new(threads, meter.budget.max_memory);
+    let (mut chunk, mut record, mut encoded) = (vec![], vec![], vec![]);
+    let mut s = root.clone();
+    let mut read = 0u64;
+    loop {
+        chunk.clear();
+        {
+            let mut entries = entries.lock().unwrap_or_else(PoisonError::into_inner);
+            while chunk.len() < super::CHUNK {
+                match (*entries)(&mut record) {
+                    Ok(true) => {
+                        chunk.push(record.len() as u8);
+                        chunk.extend_from_slice(&record);
+                    }
+                    Ok(false) => break,
+                    Err(e) => {
+                        w.gate.break_down(format!("{}: {e}", shared.source));
+                        return Err(Limit::Disk);
+                    }
+                }
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        for record in records(&chunk) {
+            if w.gate.codec.decode(record, rules, &mut s).is_err() {
+                w.gate.break_down(format!("an entry in {} is damaged", shared.source));
+                return Err(Limit::Disk);
+            }
+            read += 1;
+            if read.is_multiple_of(CHECK_EVERY) {
+                if let Some(limit) = meter.check() {
+                    return Err(limit);
+                }
+            }
+            if s.is_won() {
+                shared.won.store(true, Ordering::Relaxed);
+                return Err(Limit::Interrupted);
+            }
+            let fp = s.fingerprint(rules);
+            let o = owner(fp, threads);
+            if o != w.t {
+                next.hand_over(o, fp, &s, shared, &outboxes[o]);
+            } else if next.set.insert(fp).map_err(|_| Limit::Memory)? {
+                encoded.clear();
+                w.gate.codec.encode(&s, rules, &mut encoded);
+                w.files[0].push(&encoded, w.gate).map_err(|_| Limit::Disk)?;
+                next.len += 1;
+            }
+        }
+        take_in_all(w, &mut next, 0, inbox, shared, rules, &mut encoded)?;
+        let own = w.gate.bytes() + next.set.bytes();
+        shared.held[w.t].store(own, Ordering::Relaxed);
+        next.set.set_others(w.gate.bytes() + shared.others(w.t));
+        if meter.memory(own + shared.others(w.t)).is_some() {
+            return Err(Limit::Memory);
+        }
+    }
+    let len = end_layer(w, &mut next, 0, inbox, outboxes, shared, rules, &mut encoded, meter)?;
+    w.current = next.set;
+    Ok(len)
+}
+
+/// Takes in every batch waiting for this thread.
+fn take_in_all(
+    w: &mut Worker,
+    next: &mut Next,
+    slot: usize,
+    inbox: &Receiver<Message>,
+    shared: &Shared,
+    rules: &Variant,
+    encoded: &mut Vec<u8>,
+) -> Result<(), Limit> {
+    while let Ok(message) = inbox.try_recv() {
+        match message {
+            Message::Children(fps, children) => take_in(w, next, slot, shared, &fps, &children, rules, encoded)?,
+            Message::Done => next.done += 1,
+        }
+    }
+    Ok(())
+}
+
+/// Ends this thread's part of a layer whose next it writes to `slot`: what it has for
+/// the others, then "done"; what they send it until each has said "done"; then the
+/// meeting. The next layer's size, summed over the threads.
+#[allow(clippy::too_many_arguments)]
+fn end_layer(
+    w: &mut Worker,
+    next: &mut Next,
+    slot: usize,
+    inbox: &Receiver<Message>,
+    outboxes: &[Sender<Message>],
+    shared: &Shared,
+    rules: &Variant,
+    encoded: &mut Vec<u8>,
+    meter: &mut Meter,
+) -> Result<usize, Limit> {
+    let threads = shared.threads;
+    for o in (0..threads).filter(|&o| o != w.t) {
+        send(shared, &outboxes[o], &mut next.fps[o], &mut next.children[o]);
+        let _ = outboxes[o].send(Message::Done);
+    }
+    while next.done < threads {
+        match inbox.recv_timeout(WAIT) {
+            Ok(Message::Children(fps, children)) => take_in(w, next, slot, shared, &fps, &children, rules, encoded)?,
+            Ok(Message::Done) => next.done += 1,
+            Err(RecvTimeoutError::Timeout) if !shared.stopping() => {}
+            Err(_) => return Err(Limit::Interrupted),
+        }
+    }
+    w.files[slot].finish().map_err(|_| Limit::Disk)?;
+    let own = w.before.bytes() + w.current.bytes() + next.set.bytes() + w.gate.bytes();
+    shared.held[w.t].store(own, Ordering::Relaxed);
+    meter.note_memory(own + shared.others(w.t));
+    shared.meeting.meet(shared, next.len).ok_or(Limit::Interrupted)
 }
 
 /// The layers, from the first; Err with the budget that stopped this thread
@@ -86,22 +243,21 @@ fn layers(
     let (mut chunk, mut encoded) = (vec![], vec![]);
     let (mut moves, mut played) = (vec![], vec![]);
     let mut layer = 0u32;
-    let mut layer_len = shared.meeting.state.lock().unwrap_or_else(PoisonError::into_inner).layer_len;
+    let mut layer_len = match &shared.entries {
+        Some(entries) => fill_first_layer(w, entries, inbox, outboxes, shared, root, rules, meter)?,
+        None => shared.meeting.state.lock().unwrap_or_else(PoisonError::into_inner).layer_len,
+    };
+    if layer_len == 0 {
+        return Ok(());
+    }
     loop {
         let began = std::time::Instant::now();
         let most = (layer_len / (threads * CHUNKS_A_THREAD)).max(1);
         let slot = (layer as usize + 1) % 3;
         w.files[slot].start(w.gate).map_err(|_| Limit::Disk)?;
-        // Threads that have said they are done with this layer, this one counted.
-        let mut done = 1;
         let mut own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
         let mut others = shared.others(w.t);
-        let mut next = Next {
-            set: FingerprintSet::new(max_memory),
-            len: 0,
-            fps: vec![vec![]; threads],
-            children: vec![vec![]; threads],
-        };
+        let mut next = Next::new(threads, max_memory);
         loop {
             let more = shared.reader.lock().unwrap_or_else(PoisonError::into_inner).next_chunk(
                 layer,
@@ -148,11 +304,7 @@ fn layers(
                                 next.len += 1;
                             }
                         } else {
-                            next.fps[o].push(fp);
-                            next.children[o].push(child.clone());
-                            if next.fps[o].len() >= BATCH {
-                                send(shared, &outboxes[o], &mut next.fps[o], &mut next.children[o]);
-                            }
+                            next.hand_over(o, fp, &child, shared, &outboxes[o]);
                         }
                     }
                     undo_to(&mut child, &mut played, 0);
@@ -160,14 +312,7 @@ fn layers(
                 if let Some(limit) = w.gate.failed {
                     return Err(limit);
                 }
-                while let Ok(message) = inbox.try_recv() {
-                    match message {
-                        Message::Children(fps, children) => {
-                            take_in(w, &mut next, slot, shared, &fps, &children, rules, &mut encoded)?;
-                        }
-                        Message::Done => done += 1,
-                    }
-                }
+                take_in_all(w, &mut next, slot, inbox, shared, rules, &mut encoded)?;
                 // What this thread holds, and what the others do, said and heard now and
                 // then: a word every thread writes and reads at every position would be
                 // passed between their cores all the time.
@@ -181,26 +326,7 @@ fn layers(
                 }
             }
         }
-        // This thread's share is expanded: what it has for the others, then "done".
-        for o in (0..threads).filter(|&o| o != w.t) {
-            send(shared, &outboxes[o], &mut next.fps[o], &mut next.children[o]);
-            let _ = outboxes[o].send(Message::Done);
-        }
-        while done < threads {
-            match inbox.recv_timeout(WAIT) {
-                Ok(Message::Children(fps, children)) => {
-                    take_in(w, &mut next, slot, shared, &fps, &children, rules, &mut encoded)?;
-                }
-                Ok(Message::Done) => done += 1,
-                Err(RecvTimeoutError::Timeout) if !shared.stopping() => {}
-                Err(_) => return Err(Limit::Interrupted),
-            }
-        }
-        w.files[slot].finish().map_err(|_| Limit::Disk)?;
-        let own = w.before.bytes() + w.current.bytes() + next.set.bytes() + w.gate.bytes();
-        shared.held[w.t].store(own, Ordering::Relaxed);
-        meter.note_memory(own + shared.others(w.t));
-        let Some(next_len) = shared.meeting.meet(shared, next.len) else { return Err(Limit::Interrupted) };
+        let next_len = end_layer(w, &mut next, slot, inbox, outboxes, shared, rules, &mut encoded, meter)?;
         if w.t == 0 {
             log_layer(shared.key, layer, layer_len, next_len, began.elapsed().as_secs_f64(), threads);
         }
