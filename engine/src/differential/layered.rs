@@ -169,11 +169,11 @@ fn the_frontier_search_on_two_threads_reaches_exactly_what_it_reaches_on_one() {
         Variant { columns: 5, same_suit: true, ..Variant::FREECELL.with_cells(1) },
         Variant { columns: 5, sequence_moves: SequenceMoves::Relaxed, ..Variant::FREECELL.with_cells(0) },
     ];
-    let before = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+    let before = ON_THREADS.get();
     BREADTH_FIRST.set(true);
     layered_proofs_store_what_the_exhaustive_pass_stores("frontier-threads", &variants, 0xF207_7772, true, 2);
     BREADTH_FIRST.set(false);
-    let searched = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed) - before;
+    let searched = ON_THREADS.get() - before;
     assert!(searched >= 500, "only {searched} buckets searched on two threads");
 }
 
@@ -332,10 +332,10 @@ fn a_breadth_first_search_stopped_again_and_again_goes_on_from_the_layer_it_stop
 fn a_breadth_first_search_on_two_threads_stopped_again_and_again_goes_on_on_one_or_two() {
     // The same on two threads, and on two and one in turn: a search stopped on two
     // threads is kept as one on one thread is, and either goes on from the other's.
-    let before = ON_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+    let before = ON_THREADS.get();
     breadth_first_stopped_again_and_again("breadth-first-threads", 0xB7E_AD2, &|_| 2);
     breadth_first_stopped_again_and_again("breadth-first-turns", 0xB7E_ADF, &|run| 1 + run % 2);
-    assert!(ON_THREADS.load(std::sync::atomic::Ordering::Relaxed) - before >= 100);
+    assert!(ON_THREADS.get() - before >= 100);
 }
 
 /// Proves random small positions of four variants, each bucket breadth first, a run

@@ -46,9 +46,11 @@ mod thread;
 use keep::keep_layer;
 use thread::expand_layers;
 
-/// Buckets searched so, counted for the tests.
 #[cfg(test)]
-pub(crate) static ON_THREADS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Buckets searched so by proofs driven from this thread, counted for the tests.
+    pub(crate) static ON_THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// Children sent to another thread at once.
 const BATCH: usize = 4096;
@@ -59,10 +61,12 @@ const CHUNKS_A_THREAD: usize = 16;
 /// How long a waiting thread sleeps before it looks whether the search stops.
 const WAIT: Duration = Duration::from_millis(20);
 
-/// Which thread of `threads` owns a fingerprint: by its low bits (a store places it
-/// by its high ones, so each shard's store fills evenly).
+/// Which thread of `threads` owns a fingerprint: by bits 48 to 63 of its low half,
+/// which no store keeps (it places a fingerprint by its high half, and a packed one
+/// keeps the lowest bits of its low half), so a shard's store fills as evenly, and
+/// tells fingerprints apart as well, as one store of them all.
 fn owner(fp: u128, threads: usize) -> usize {
-    ((fp as u64) % threads as u64) as usize
+    (((fp as u64) >> 48) % threads as u64) as usize
 }
 
 /// Children for another thread: their fingerprints and positions (as they are: the
@@ -259,7 +263,7 @@ pub(super) fn frontier_on_threads(
         (0..threads).map(|t| [0, 1, 2].map(|slot| LayerFile::new(driver, &format!("frontier-{t}-{slot}")))).collect();
     let stop = |limit| Stopped { status: Status::Unknown(limit), won: false, stored: 0, kept: None };
     #[cfg(test)]
-    ON_THREADS.fetch_add(1, Ordering::Relaxed);
+    ON_THREADS.set(ON_THREADS.get() + 1);
     let (kept, layer_len) = match first_layer(driver, resumed, &mut files) {
         Ok(first) => first,
         Err(()) => {

@@ -159,16 +159,26 @@ fn fill_first_layer(
             }
         }
         take_in_all(w, &mut next, 0, inbox, shared, rules, &mut encoded)?;
-        let own = w.gate.bytes() + next.set.bytes();
-        shared.held[w.t].store(own, Ordering::Relaxed);
-        next.set.set_others(w.gate.bytes() + shared.others(w.t));
-        if meter.memory(own + shared.others(w.t)).is_some() {
+        let own = say_held(w, &next, shared);
+        let others = shared.others(w.t);
+        next.set.set_others(own - next.set.bytes() + others);
+        if meter.memory(own + others).is_some() {
             return Err(Limit::Memory);
         }
     }
     let len = end_layer(w, &mut next, 0, inbox, outboxes, shared, rules, &mut encoded, meter)?;
     w.current = next.set;
     Ok(len)
+}
+
+/// Says what this thread holds, for the others to count: its shard's sets, the batches
+/// it has not sent, and its queue's own buffers; and gives what it holds with the
+/// buffers all the queues share (counted once, here).
+fn say_held(w: &Worker, next: &Next, shared: &Shared) -> usize {
+    let pending: usize = next.fps.iter().map(|fps| batch_bytes(fps.len())).sum();
+    let mine = w.before.bytes() + w.current.bytes() + next.set.bytes() + pending;
+    shared.held[w.t].store(mine + w.gate.own_bytes(), Ordering::Relaxed);
+    mine + w.gate.bytes()
 }
 
 /// Takes in every batch waiting for this thread.
@@ -219,8 +229,7 @@ fn end_layer(
         }
     }
     w.files[slot].finish().map_err(|_| Limit::Disk)?;
-    let own = w.before.bytes() + w.current.bytes() + next.set.bytes() + w.gate.bytes();
-    shared.held[w.t].store(own, Ordering::Relaxed);
+    let own = say_held(w, next, shared);
     meter.note_memory(own + shared.others(w.t));
     shared.meeting.meet(shared, next.len).ok_or(Limit::Interrupted)
 }
@@ -255,9 +264,9 @@ fn layers(
         let most = (layer_len / (threads * CHUNKS_A_THREAD)).max(1);
         let slot = (layer as usize + 1) % 3;
         w.files[slot].start(w.gate).map_err(|_| Limit::Disk)?;
-        let mut own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
-        let mut others = shared.others(w.t);
         let mut next = Next::new(threads, max_memory);
+        let mut own = say_held(w, &next, shared) - next.set.bytes();
+        let mut others = shared.others(w.t);
         loop {
             let more = shared.reader.lock().unwrap_or_else(PoisonError::into_inner).next_chunk(
                 layer,
@@ -317,8 +326,7 @@ fn layers(
                 // then: a word every thread writes and reads at every position would be
                 // passed between their cores all the time.
                 if meter.nodes.is_multiple_of(CHECK_EVERY) {
-                    own = w.before.bytes() + w.current.bytes() + w.gate.bytes();
-                    shared.held[w.t].store(own + next.set.bytes(), Ordering::Relaxed);
+                    own = say_held(w, &next, shared) - next.set.bytes();
                     others = shared.others(w.t);
                     if meter.memory(own + next.set.bytes() + others).is_some() {
                         return Err(Limit::Memory);
@@ -332,10 +340,9 @@ fn layers(
         }
         if let Some(kept) = w.kept.take() {
             // The last thread to let the kept set go frees it.
-            if Arc::strong_count(&kept) == 1 {
+            if Arc::into_inner(kept).is_some() {
                 shared.kept_bytes.store(0, Ordering::Relaxed);
             }
-            drop(kept);
             // The kept set held this layer and the one before: the next needs this one's
             // alone, this thread's shard of it made again from its positions.
             let mut set = FingerprintSet::new(max_memory);

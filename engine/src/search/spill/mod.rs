@@ -283,7 +283,13 @@ impl EntryQueue {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.written.len() * 16 + self.local_bytes + self.shared.buffered.load(Ordering::Relaxed)
+        self.own_bytes() + self.shared.buffered.load(Ordering::Relaxed)
+    }
+
+    /// The bytes this queue holds itself, without the buffers every queue of the proof
+    /// shares (which `bytes` counts): what threads that each count the others' add up.
+    pub(super) fn own_bytes(&self) -> usize {
+        self.written.len() * 16 + self.local_bytes
     }
 
     /// Whether `child`, which `played` made from `parent` (of this gate's level), lies
