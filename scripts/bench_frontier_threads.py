@@ -1,7 +1,7 @@
 """Benchmark: one bucket's breadth-first search on several threads against one, and against what the machine's cores give two separate processes.
 
 A layered proof searches a bucket bigger than memory breadth first, and with --threads N
-on N threads that own shards of its fingerprints (engine/src/search/frontier_threads.rs).
+on N threads that own shards of its fingerprints (engine/src/search/frontier_threads/).
 Such buckets take hours (deal 6825625742), so this times a stand-in: the engine's
 benchmark test proves deal 26063 with 1 cell lost with every bucket searched breadth
 first, as if each had outgrown memory (37 million positions), on 1 thread and on N.

@@ -159,7 +159,7 @@ fn the_frontier_search_reaches_exactly_what_the_exhaustive_pass_reaches() {
 #[test]
 fn the_frontier_search_on_two_threads_reaches_exactly_what_it_reaches_on_one() {
     // On two threads, each owns the positions of its shard of fingerprints and the two
-    // hand each other children, meeting once a layer (engine/src/search/frontier_threads.rs).
+    // hand each other children, meeting once a layer (engine/src/search/frontier_threads/).
     // Forced on every bucket, the proof must reach exactly the positions the exhaustive
     // pass reaches (the one-thread frontier search's count), and meet every win.
     let variants = [
