@@ -225,11 +225,22 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
     let mut start = root.clone();
     // Whether the bucket being read outgrew memory (in this run or the one kept), and
     // is searched breadth first; and what that search stored before it stopped.
-    let mut outgrown = earlier.frontier;
+    let mut outgrown = earlier.frontier && frontier::applies(rules);
     // The bucket whose breadth-first search the kept proof stopped in, kept at the start
     // of a layer, and what its layers before that stored: gone on from once. And the
     // same of this run, for its checkpoint.
     let mut kept_frontier = earlier.frontier_kept;
+    if !frontier::applies(rules) {
+        // A breadth-first search kept under rules it may not search (where a position
+        // could be met again after its layer is forgotten, and a win inside the class
+        // be missed): let go, its bucket searched again from its entries, kept whole.
+        if let Some((key, _)) = kept_frontier.take() {
+            let gate = gate_of(&mut search);
+            if let Some(inside) = gate.take_inside(key) {
+                gate.let_go_inside(key, inside);
+            }
+        }
+    }
     let mut frontier_kept = None;
     let mut partial = 0;
     let mut entries_read = 0u64;
@@ -304,7 +315,15 @@ pub(super) fn layered(root: &Position, rules: &Variant, meter: &mut Meter, spill
                 if !outgrown {
                     match take_up_inside(&mut search, &mut start, &mut record, rules, meter) {
                         Ok(TakenUp::Searched) => {}
-                        Ok(TakenUp::Outgrown) => outgrown = true,
+                        Ok(TakenUp::Outgrown) if frontier::applies(rules) => outgrown = true,
+                        // Under rules the frontier search may not search, the bucket wants
+                        // more memory. What its kept search held is spent: nothing inside
+                        // the bucket is kept (`outgrown` says so), and the next run
+                        // searches it again from its entries, which are kept whole.
+                        Ok(TakenUp::Outgrown) => {
+                            outgrown = true;
+                            break (Status::Unknown(Limit::Memory), true);
+                        }
                         Ok(TakenUp::Stopped(status, keep, source)) => {
                             unexpanded = Some(source);
                             break (status, keep);
@@ -492,6 +511,10 @@ fn search_outgrown(
 ) -> Result<usize, Stopped> {
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     let disk = || Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0, kept: None };
+    if !frontier::applies(rules) {
+        // Never reached (every caller asks first); a win inside a class it could miss.
+        return Err(Stopped { status: Status::Unknown(Limit::Memory), won: false, stored: 0, kept: None });
+    }
     let Some(source) = reading.as_mut() else { return Err(disk()) };
     let key = gate.reading;
     // A breadth-first search of this bucket kept at the start of a layer goes on from
