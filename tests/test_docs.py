@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import io
 import os
 import re
 import shlex
@@ -34,27 +32,24 @@ def blocks(language: set[str]) -> list[tuple[str, int, str]]:
 PYTHON = blocks({"python"})
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    """Where the snippets run, as a user of the installed package would: an empty
-    directory but for `big`, a cluster sweep's dataset (shard folders), which the
-    guide's reader snippet reads."""
-    from fcanalyze.dataset.chunks import Chunk, ChunkStore
-    from fcanalyze.game.variant import Variant
-    from fcanalyze.solving.budgets import Budgets
-    from fcanalyze.sweep.cluster import run_chunk
-
-    where = tmp_path_factory.mktemp("docs")
-    pytest.importorskip("fsspec", reason="a cluster dataset needs the dask extra")
-    run_chunk(ChunkStore(str(where / "big")), Chunk("freecell", 4, 1, 20), Variant(), Budgets(), "all", retry=False)
-    return where
-
-
 @pytest.mark.parametrize("doc,number,code", PYTHON, ids=[f"{d}#{n}" for d, n, _ in PYTHON])
-def test_every_python_snippet_runs(workdir, doc, number, code, monkeypatch):
-    monkeypatch.chdir(workdir)
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, f"{doc} block {number}", "exec"), {"__name__": "__doc_snippet__"})
+def test_every_python_snippet_runs(doc, number, code, tmp_path):
+    """As a user runs it: pasted whole into a fresh interpreter, in an empty directory
+    outside the clone, so that the installed package answers and no snippet leans on
+    files another one (or the test) made."""
+    if "scheduler=" in code:
+        pytest.importorskip("distributed", reason="the snippet runs a Dask cluster: the dask extra")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=HANG)
+    assert done.returncode == 0, f"{doc} block {number}: {done.stderr.strip().splitlines()[-3:]}"
+
+
+def test_a_sweep_given_a_flag_for_progress_says_it_wants_a_function(tmp_path):
+    from fcanalyze.errors import FcanalyzeError
+    from fcanalyze.sweep import sweep
+
+    with pytest.raises(FcanalyzeError, match="progress must be a function"):
+        sweep("1-2", cells=[4], out=tmp_path / "rows", progress=True)
+    assert not (tmp_path / "rows").exists()
 
 
 def command_lines() -> list[tuple[str, str]]:

@@ -133,6 +133,9 @@ def plan_sweep(
     budgets (budgets.Budgets)."""
     from ..game.deals import parse_deal_spans
 
+    if progress is not None and not callable(progress):
+        # A flag here (progress=True) would fail only at the first tally, after work began.
+        raise FcanalyzeError(f"progress must be a function that takes a progress.Tally, or None; got {progress!r}")
     check_output_path(out)
     deal_spans = DealSpans(parse_deal_spans(deals)) if isinstance(deals, str) else DealSpans.of(deals)
     if not len(deal_spans):
