@@ -465,24 +465,35 @@ fn keep_layer(
     // The next layer, half made, first: its memory and its disk are wanted.
     layers[1 - front.this].release(gate);
     let this = &mut layers[front.this];
+    let held = if front.before.is_empty() {
+        // The first layer, from the entries, or that of a search taken up, whose set
+        // holds the layer before it already.
+        Some(mem::replace(&mut front.current, FingerprintSet::new(0)))
+    } else {
+        // This layer's set holds the fingerprints of its positions and no others:
+        // made again from them, into the set of the layer before, with this layer's own
+        // set let go first.
+        front.current = FingerprintSet::new(0);
+        let mut held = mem::replace(&mut front.before, FingerprintSet::new(0));
+        held.set_others(gate.bytes());
+        add_layer(gate, this, &mut held, root, rules).is_ok().then_some(held)
+    };
+    write_kept(gate, key, held, &mut [this])
+}
+
+/// Writes what is kept of a breadth-first search of bucket `key` stopped at the start of
+/// a layer: `held`, the fingerprints of that layer and of the one before, as its STORE,
+/// and the layer's positions (`layer`, in one file or one per thread) as its
+/// UNEXPANDED. None if `held` is (it could not be made) or the disk budget cannot hold
+/// them; then no file of the bucket's is left behind.
+pub(super) fn write_kept(
+    gate: &mut EntryQueue,
+    key: (usize, usize),
+    held: Option<FingerprintSet>,
+    layer: &mut [&mut LayerFile],
+) -> io::Result<Option<Inside>> {
     let kept = (|| {
-        let mut record = vec![];
-        let held = if front.before.is_empty() {
-            // The first layer, from the entries, or that of a search taken up, whose set
-            // holds the layer before it already.
-            mem::replace(&mut front.current, FingerprintSet::new(0))
-        } else {
-            // This layer's set holds the fingerprints of its positions and no others:
-            // made again from them, into the set of the layer before, with this layer's own
-            // set let go first.
-            front.current = FingerprintSet::new(0);
-            let mut held = mem::replace(&mut front.before, FingerprintSet::new(0));
-            held.set_others(gate.bytes());
-            if add_layer(gate, this, &mut held, root, rules).is_err() {
-                return Ok(None);
-            }
-            held
-        };
+        let Some(held) = held else { return Ok(None) };
         if !gate.hold_disk_if_room(held.bytes() as u64) {
             return Ok(None);
         }
@@ -491,9 +502,12 @@ fn keep_layer(
         let store = file.finish()?;
         drop(held);
         let mut file = InsideFile::create(gate, key, UNEXPANDED)?;
-        let mut reader = this.reader()?;
-        while next_entry(&mut reader, &mut record)? {
-            file.record(&record)?;
+        let mut record = vec![];
+        for part in layer.iter_mut() {
+            let mut reader = part.reader()?;
+            while next_entry(&mut reader, &mut record)? {
+                file.record(&record)?;
+            }
         }
         let unexpanded = file.finish()?;
         Ok(gate.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))

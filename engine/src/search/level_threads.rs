@@ -19,7 +19,7 @@ use crate::variant::Variant;
 
 use super::bucket::{done_with_classes, keep_inside, search_bucket, BucketEnd};
 use super::depth_first::DepthFirstSearch;
-use super::meter::Meter;
+use super::meter::{on_threads, Meter};
 use super::spill::{Inside, Source};
 use super::{Budget, Limit, Status};
 
@@ -101,49 +101,22 @@ pub(super) fn search_level(
         max_seconds: meter.budget.max_seconds,
         max_memory: search.seen.max_bytes(),
     };
-    let start = meter.start;
-    let (first, others) = searches.split_first_mut().unwrap_or_else(|| unreachable!("a thread at least"));
-    let first_budget = share(first);
-    let polled = &mut *meter.interrupted;
-    let works: Vec<Work> = std::thread::scope(|scope| {
-        let handles: Vec<_> = others
-            .iter_mut()
-            .map(|search| {
-                let budget = share(search);
-                let (shared, caller) = (&shared, std::thread::current());
-                scope.spawn(move || {
-                    let mut stopped = || shared.stopping();
-                    let mut meter = Meter::new(budget, start, &mut stopped);
-                    let done = work(level, template, search, shared, rules, &mut meter);
-                    caller.unpark();
-                    done
-                })
-            })
-            .collect();
-        // The calling thread works too, and is the one that hears Ctrl-C.
-        let mut heard = || {
-            if shared.stopping() {
-                return true;
-            }
-            let interrupted = polled();
-            if interrupted {
-                shared.note_stop(Status::Unknown(Limit::Interrupted), true);
-            }
-            interrupted
-        };
-        let mut own = Meter::new(first_budget, start, &mut heard);
-        let mut works = vec![work(level, template, first, &shared, rules, &mut own)];
-        // Out of buckets, this thread still listens for Ctrl-C while the others finish theirs.
-        while !handles.iter().all(|h| h.is_finished()) {
-            if let Some(limit) = own.check() {
-                shared.note_stop(Status::Unknown(limit), true);
-            }
-            // Woken as soon as a thread finishes; the time-out is for Ctrl-C.
-            std::thread::park_timeout(std::time::Duration::from_millis(20));
-        }
-        works.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        works
-    });
+    let jobs = searches
+        .iter_mut()
+        .map(|search| {
+            let budget = share(search);
+            (search, budget)
+        })
+        .collect();
+    let works: Vec<Work> = on_threads(
+        jobs,
+        meter.start,
+        &mut *meter.interrupted,
+        &|| shared.stopping(),
+        &|limit| shared.note_stop(Status::Unknown(limit), true),
+        true,
+        &|search, meter| work(level, template, search, &shared, rules, meter),
+    );
     let mut stored = 0;
     let mut peak = 0;
     let mut deferred = vec![];

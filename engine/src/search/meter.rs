@@ -76,3 +76,60 @@ impl<'a> Meter<'a> {
         (bytes > self.budget.max_memory).then_some(Limit::Memory)
     }
 }
+
+/// Runs `run` on each of `jobs` at once, with its budget: the first on the calling
+/// thread, the others on threads of their own. Only the calling thread polls
+/// `interrupted` (Ctrl-C comes to one thread), and tells `heard`; the others' meters
+/// stop when `stopping` says so. With `listen`, the calling thread, its own job done,
+/// goes on hearing Ctrl-C and its budgets (to `heard`) while the others work: for jobs
+/// that end at different times. Without, it only waits: for jobs that end together, at
+/// a meeting, where a stop heard after the end would stop a search already done.
+/// Gives each job's result, in `jobs`' order.
+pub(super) fn on_threads<J: Send, W: Send>(
+    jobs: Vec<(J, Budget)>,
+    start: Instant,
+    interrupted: &mut dyn FnMut() -> bool,
+    stopping: &(dyn Fn() -> bool + Sync),
+    heard: &(dyn Fn(Limit) + Sync),
+    listen: bool,
+    run: &(impl Fn(J, &mut Meter) -> W + Sync),
+) -> Vec<W> {
+    let mut jobs = jobs.into_iter();
+    let (first, first_budget) = jobs.next().unwrap_or_else(|| unreachable!("a job at least"));
+    std::thread::scope(|scope| {
+        let caller = std::thread::current();
+        let handles: Vec<_> = jobs
+            .map(|(job, budget)| {
+                let caller = caller.clone();
+                scope.spawn(move || {
+                    let mut stopped = || stopping();
+                    let mut meter = Meter::new(budget, start, &mut stopped);
+                    let done = run(job, &mut meter);
+                    caller.unpark();
+                    done
+                })
+            })
+            .collect();
+        let mut polled = || {
+            if stopping() {
+                return true;
+            }
+            let now = interrupted();
+            if now {
+                heard(Limit::Interrupted);
+            }
+            now
+        };
+        let mut own = Meter::new(first_budget, start, &mut polled);
+        let mut done = vec![run(first, &mut own)];
+        while listen && !handles.iter().all(|h| h.is_finished()) {
+            if let Some(limit) = own.check() {
+                heard(limit);
+            }
+            // Woken as soon as a thread finishes; the time-out is for Ctrl-C.
+            std::thread::park_timeout(Duration::from_millis(20));
+        }
+        done.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
+        done
+    })
+}

@@ -6,8 +6,8 @@ use crate::position::Position;
 use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
-use super::super::frontier::{add_layer, LayerFile};
-use super::super::spill::{next_entry, EntryQueue, Inside, InsideFile, STORE, UNEXPANDED};
+use super::super::frontier::{add_layer, write_kept, LayerFile};
+use super::super::spill::{EntryQueue, Inside};
 /// Keeps a search stopped at the start of layer `layer` (every thread having finished
 /// the one before) as `frontier::keep_layer` keeps one: the fingerprints of that layer
 /// and of the one before as one set (the kept search's own, `held`, if it stopped in
@@ -32,43 +32,19 @@ pub(super) fn keep_layer(
     for f in files.iter_mut() {
         f[(slot + 1) % 3].release(driver);
     }
-    let kept = (|| {
-        let held = match held {
-            Some(held) => held,
-            None => {
-                let mut held = FingerprintSet::new(max_memory);
-                held.set_others(driver.bytes());
-                let layers = if layer == 0 { vec![slot] } else { vec![(slot + 2) % 3, slot] };
-                for f in files.iter_mut() {
-                    for &l in &layers {
-                        if add_layer(driver, &mut f[l], &mut held, root, rules).is_err() {
-                            return Ok(None);
-                        }
-                    }
+    let held = match held {
+        Some(held) => Some(held),
+        None => (|| {
+            let mut held = FingerprintSet::new(max_memory);
+            held.set_others(driver.bytes());
+            let layers = if layer == 0 { vec![slot] } else { vec![(slot + 2) % 3, slot] };
+            for f in files.iter_mut() {
+                for &l in &layers {
+                    add_layer(driver, &mut f[l], &mut held, root, rules).ok()?;
                 }
-                held
             }
-        };
-        if !driver.hold_disk_if_room(held.bytes() as u64) {
-            return Ok(None);
-        }
-        let mut file = InsideFile::create(driver, key, STORE)?;
-        held.write_to(&mut file)?;
-        let store = file.finish()?;
-        drop(held);
-        let mut file = InsideFile::create(driver, key, UNEXPANDED)?;
-        let mut record = vec![];
-        for f in files.iter_mut() {
-            let mut reader = f[slot].reader()?;
-            while next_entry(&mut reader, &mut record)? {
-                file.record(&record)?;
-            }
-        }
-        let unexpanded = file.finish()?;
-        Ok(driver.hold_disk_if_room(unexpanded.len).then_some(Inside { store, unexpanded }))
-    })();
-    if !matches!(kept, Ok(Some(_))) {
-        driver.remove_inside_files(key);
-    }
-    kept
+            Some(held)
+        })(),
+    };
+    write_kept(driver, key, held, &mut files.iter_mut().map(|f| &mut f[slot]).collect::<Vec<_>>())
 }

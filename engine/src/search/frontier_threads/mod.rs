@@ -36,7 +36,7 @@ use crate::variant::Variant;
 use crate::visited::FingerprintSet;
 
 use super::frontier::{take_layer, LayerFile, Resumed, Stopped};
-use super::meter::Meter;
+use super::meter::{on_threads, Meter};
 use super::spill::{next_entry, EntryQueue};
 use super::{Budget, Limit, Status};
 
@@ -313,37 +313,19 @@ pub(super) fn frontier_on_threads(
         max_nodes: if nodes_left == u64::MAX { u64::MAX } else { (nodes_left / threads as u64).max(1) },
         ..meter.budget
     };
-    let start = meter.start;
-    let polled = &mut *meter.interrupted;
-    let works: Vec<Work> = std::thread::scope(|scope| {
-        let mut workers = workers.into_iter().zip(receivers);
-        let (first, first_inbox) = workers.next().unwrap_or_else(|| unreachable!("a thread at least"));
-        let handles: Vec<_> = workers
-            .map(|(worker, inbox)| {
-                let (shared, senders) = (&shared, senders.clone());
-                scope.spawn(move || {
-                    let mut stopped = || shared.stopping();
-                    let mut meter = Meter::new(share, start, &mut stopped);
-                    expand_layers(worker, inbox, senders, shared, root, rules, &mut meter)
-                })
-            })
-            .collect();
-        // The calling thread works too, and is the one that hears Ctrl-C.
-        let mut heard = || {
-            if shared.stopping() {
-                return true;
-            }
-            let interrupted = polled();
-            if interrupted {
-                shared.note_stop(Limit::Interrupted);
-            }
-            interrupted
-        };
-        let mut own = Meter::new(share, start, &mut heard);
-        let mut works = vec![expand_layers(first, first_inbox, senders, &shared, root, rules, &mut own)];
-        works.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        works
-    });
+    // Each worker goes with its inbox and a sender to every thread.
+    let jobs =
+        workers.into_iter().zip(receivers).map(|(worker, inbox)| ((worker, inbox, senders.clone()), share)).collect();
+    drop(senders);
+    let works: Vec<Work> = on_threads(
+        jobs,
+        meter.start,
+        &mut *meter.interrupted,
+        &|| shared.stopping(),
+        &|limit| shared.note_stop(limit),
+        false,
+        &|(worker, inbox, senders), meter| expand_layers(worker, inbox, senders, &shared, root, rules, meter),
+    );
     let mut files = vec![];
     let mut kept = None;
     let mut peak = 0;

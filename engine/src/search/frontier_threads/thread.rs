@@ -133,10 +133,7 @@ fn fill_first_layer(
             break;
         }
         for record in records(&chunk) {
-            if w.gate.codec.decode(record, rules, &mut s).is_err() {
-                w.gate.break_down(format!("an entry in {} is damaged", shared.source));
-                return Err(Limit::Disk);
-            }
+            decode(w, record, rules, &mut s, || format!("an entry in {} is damaged", shared.source))?;
             read += 1;
             if read.is_multiple_of(CHECK_EVERY) {
                 if let Some(limit) = meter.check() {
@@ -283,10 +280,7 @@ fn layers(
                 }
             }
             for record in records(&chunk) {
-                if w.gate.codec.decode(record, rules, &mut s).is_err() {
-                    w.gate.break_down("an entry of a layer of the frontier search is damaged".into());
-                    return Err(Limit::Disk);
-                }
+                decode(w, record, rules, &mut s, || DAMAGED_LAYER.into())?;
                 if let Some(limit) = meter.tick(layer) {
                     return Err(limit);
                 }
@@ -424,15 +418,30 @@ fn add_owned(
         let file = File::open(&paths[layer as usize % 3]).map_err(|_| Limit::Disk)?;
         let mut reader = BufReader::with_capacity(1 << 20, file);
         while next_entry(&mut reader, &mut record).map_err(|_| Limit::Disk)? {
-            if w.gate.codec.decode(&record, rules, &mut s).is_err() {
-                w.gate.break_down("an entry of a layer of the frontier search is damaged".into());
-                return Err(Limit::Disk);
-            }
+            decode(w, &record, rules, &mut s, || DAMAGED_LAYER.into())?;
             let fp = s.fingerprint(rules);
             if owner(fp, shared.threads) == w.t {
                 set.insert(fp).map_err(|_| Limit::Memory)?;
             }
         }
+    }
+    Ok(())
+}
+
+const DAMAGED_LAYER: &str = "an entry of a layer of the frontier search is damaged";
+
+/// Decodes `record` into `s`; a record that does not decode breaks the search down,
+/// saying `what` was damaged, and stops it as the disk does.
+fn decode(
+    w: &mut Worker,
+    record: &[u8],
+    rules: &Variant,
+    s: &mut Position,
+    what: impl FnOnce() -> String,
+) -> Result<(), Limit> {
+    if w.gate.codec.decode(record, rules, s).is_err() {
+        w.gate.break_down(what());
+        return Err(Limit::Disk);
     }
     Ok(())
 }
