@@ -214,6 +214,48 @@ fn a_bucket_that_outgrows_memory_is_searched_breadth_first_and_a_proof_stopped_i
 }
 
 #[test]
+fn under_take_back_a_proof_that_outgrows_memory_is_left_unknown_and_never_goes_breadth_first() {
+    // The breadth-first search may not search take-back rules (a card taken back from a
+    // foundation breaks its layers), so a bucket that outgrows memory under them leaves
+    // the job unknown, kept, whether it outgrew from its entries or from what a kept proof
+    // held inside it. Deal 11982 under take-back, stopped at many points at the least
+    // budget that proves it (to 4 KiB), then gone on from at 8 KiB less: each run must
+    // end lost with the exhaustive pass's count, or unknown for want of memory and kept,
+    // with no bucket sent breadth first; and the run at the first budget after it must
+    // end lost with that count, so nothing kept was lost.
+    let (freecell, start) = deal_11982();
+    let rules = Variant { takeback: true, ..freecell };
+    let (status, stored) = exhaustive_pass(&start, &rules, true);
+    assert_eq!(status, Status::Unsolvable);
+    let dir = scratch_dir("takeback-outgrown");
+    let spill = Spill { dir: dir.clone(), threads: 1, max_bytes: u64::MAX, keep_free: 0 };
+    let prove = |max_memory: usize, max_nodes: u64| {
+        prove_layered(&start, &rules, Budget { max_memory, max_nodes, ..Budget::default() }, &spill, &mut || false)
+    };
+    let ends = |max_memory: usize| {
+        let out = prove(max_memory, u64::MAX);
+        (out.status, out.states as usize) == (Status::Unsolvable, stored)
+    };
+    let need = (16..).map(|k| k << 12).find(|&m| ends(m)).unwrap_or_else(|| unreachable!());
+    let tight = need - (8 << 10);
+    let nodes = prove(need, u64::MAX).nodes;
+    let (sent, mut squeezed) = (SENT_BREADTH_FIRST.get(), 0);
+    for twentieth in 1..20 {
+        let first = prove(need, nodes * twentieth / 20);
+        assert_eq!((first.status, first.kept), (Status::Unknown(Limit::Nodes), true));
+        let out = prove(tight, u64::MAX);
+        if out.status != Status::Unsolvable {
+            assert_eq!((out.status, out.kept), (Status::Unknown(Limit::Memory), true), "{:?}", out.note);
+            squeezed += 1;
+        }
+        assert!(ends(need), "gone on from a kept proof, at {twentieth}/20 of the nodes");
+    }
+    assert_eq!(SENT_BREADTH_FIRST.get(), sent, "a bucket went breadth first under take-back");
+    assert!(squeezed >= 5, "only {squeezed} runs outgrew {tight} bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_proof_on_two_threads_stopped_again_and_again_goes_on_to_the_same_count() {
     // Deal 11982 with 4 cells on two threads, stopped every tenth of its nodes until it
     // ends, each run going on from the one kept (inside the buckets it stopped in too):

@@ -19,7 +19,7 @@ use crate::moves::generate;
 use crate::position::{Move, Place, Position};
 use crate::search::{
     breadth_first_applies, complete_best_first, exhaustive_pass, exhaustive_pass_returning, prove_layered, settle_pass,
-    solve, Budget, Limit, Schedule, Spill, Status, BREADTH_FIRST, DEFERRED, ON_THREADS,
+    solve, Budget, Limit, Schedule, Spill, Status, BREADTH_FIRST, DEFERRED, ON_THREADS, SENT_BREADTH_FIRST,
 };
 use crate::variant::{SequenceMoves, Variant};
 

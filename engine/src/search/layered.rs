@@ -69,6 +69,13 @@ thread_local! {
     pub(crate) static BREADTH_FIRST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times a bucket was sent breadth first (`search_outgrown`) on this thread,
+    /// for the tests to see which way a proof went.
+    pub(crate) static SENT_BREADTH_FIRST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn breadth_first_always() -> bool {
     #[cfg(test)]
     return BREADTH_FIRST.get();
@@ -509,6 +516,8 @@ fn search_outgrown(
     rules: &Variant,
     meter: &mut Meter,
 ) -> Result<usize, Stopped> {
+    #[cfg(test)]
+    SENT_BREADTH_FIRST.set(SENT_BREADTH_FIRST.get() + 1);
     let gate = search.gate.as_mut().unwrap_or_else(|| unreachable!("gated"));
     let disk = || Stopped { status: Status::Unknown(Limit::Disk), won: false, stored: 0, kept: None };
     if !frontier::applies(rules) {

@@ -67,9 +67,9 @@ pub(crate) use frontier::applies as breadth_first_applies;
 #[cfg(test)]
 pub(crate) use frontier_threads::ON_THREADS;
 pub use layered::drop_kept;
-#[cfg(test)]
-pub(crate) use layered::BREADTH_FIRST;
 use layered::{is_kept, layered, Layered};
+#[cfg(test)]
+pub(crate) use layered::{BREADTH_FIRST, SENT_BREADTH_FIRST};
 #[cfg(test)]
 pub(crate) use level_threads::DEFERRED;
 use meter::Meter;
