@@ -39,8 +39,8 @@ class _Shortest(TypedDict):
 
     proved: bool
     limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
-    # No winning line has fewer moves not to a foundation (proved); None under take-back.
-    bound: int | None
+    # No winning line has fewer moves not to a foundation (proved).
+    bound: int
 
 __version__: str
 DEFAULT_MAX_MEMORY: int
@@ -135,7 +135,7 @@ def shorter_line(
     variant: Variant,
     line: list[str],
     effort: tuple[list[int], list[int], int],
-) -> tuple[str | None, bool, int, int | None]:
+) -> tuple[str | None, bool, int, int]:
     """For tuning the shortest line's search (scripts/tune_shortest.py) and bounding a
     table's lines (scripts/shorten_table.py --bounds): a line shorter
     than `line` from the search `effort` gives as (beam widths, guide, proof nodes): beams
@@ -157,8 +157,8 @@ class _ShortestLine(TypedDict):
     line: str
     proved: bool
     limit: Literal["nodes", "seconds", "memory", "interrupted", "disk"] | None
-    # No winning line has fewer moves not to a foundation (proved); None under take-back.
-    bound: int | None
+    # No winning line has fewer moves not to a foundation (proved).
+    bound: int
     nodes: int
     seconds: float
 

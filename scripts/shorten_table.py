@@ -17,8 +17,8 @@ With --bounds, no beam runs again (the rows' lines are the beam's already): each
 row not proved shortest gets the deepening proof alone, begun from its line, of at most
 --proof-nodes positions. It leaves the row a proved lower bound (`shortest_bound`: no
 line has fewer moves not to a foundation), and proves the line shortest, or finds a
-shortest one, where it can; a row proved shortest already gets its own count. The
-take-back table gets no bounds (under take-back none is proved).
+shortest one, where it can; a row proved shortest already gets its own count. Both
+tables get bounds (`--bounds --takeback` for the take-back one).
 
 Work is kept as it goes in build/shorten-<table>/ (build/bound-<table>/ with --bounds;
 a Parquet file a batch of jobs), so a run that is stopped goes on where it stopped; the
@@ -42,7 +42,7 @@ from tqdm import tqdm
 import fcanalyze
 from fcanalyze import _engine
 from fcanalyze.game.deals import microsoft_deal
-from fcanalyze.game.variant import FREECELL
+from fcanalyze.game.variant import Variant
 from fcanalyze.referee.replay import replay
 from fcanalyze.solving.solve import engine_variant
 from fcanalyze.status import SOLVED
@@ -90,14 +90,14 @@ def shorten(job: tuple[int, int, str, str]) -> dict:
 
 
 def bound(job: tuple[int, int, str, str, int, bool, str | None, int]) -> dict:
-    """A won classic row's proved lower bound: its own count if it is proved shortest,
-    else the deepening proof's, begun from its line (which it may replace by a shortest
-    one, replayed by the referee)."""
-    deal, cells, _, solution, moves, proved, limit, proof_nodes = job
+    """A won row's proved lower bound: its own count if it is proved shortest, else the
+    deepening proof's, begun from its line (which it may replace by a shortest one,
+    replayed by the referee)."""
+    deal, cells, variant, solution, moves, proved, limit, proof_nodes = job
     row = {"deal": deal, "cells": cells, "shortest_proved": proved, "shortest_limit": limit}
     if proved:
         return {**row, "non_foundation_moves": moves, "shortest_bound": moves}
-    rules = FREECELL.with_cells(cells)
+    rules = Variant.parse(variant, cells=cells)
     board = microsoft_deal(deal, rules)
     tokens = solution.split()
     found, proved, _, floor = _engine.shorter_line(
@@ -107,7 +107,7 @@ def bound(job: tuple[int, int, str, str, int, bool, str | None, int]) -> dict:
     verdict = replay(board, rules, line)
     assert verdict.won, f"deal {deal} with {cells} cells: the line found does not win"
     counted = verdict.non_foundation_moves
-    assert floor is not None and floor <= counted and proved == (floor == counted), (deal, cells, floor, counted)
+    assert floor <= counted and proved == (floor == counted), (deal, cells, floor, counted)
     return {
         **row,
         "solution": " ".join(line),
@@ -133,8 +133,6 @@ def main() -> int:
         "--proof-nodes", type=int, default=_engine.SHORTEST_NODES, help="with --bounds: the proof's positions a job"
     )
     args = parser.parse_args()
-    if args.bounds and args.takeback:
-        parser.error("--bounds: under take-back no lower bound is proved")
     variant = TAKEBACK if args.takeback else CLASSIC
     path = table_path(variant)
     work = args.work or Path("build") / f"{'bound' if args.bounds else 'shorten'}-{path.stem}"

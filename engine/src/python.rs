@@ -323,7 +323,7 @@ fn shorter_line(
     variant: PyRef<'_, PyVariant>,
     line: Vec<String>,
     effort: (Vec<usize>, [i32; 12], u64),
-) -> PyResult<(Option<String>, bool, u64, Option<u32>)> {
+) -> PyResult<(Option<String>, bool, u64, u32)> {
     let py = variant.py();
     let rules = variant.0;
     let start = position(&rules, &columns, &cells, home)?;

@@ -103,7 +103,7 @@ class Row(NamedTuple):
     solution: str | None
     # With --shortest: whether no line has fewer non-foundation moves (proved); fewer
     # than shortest_bound no winning line has (proved; equal to non_foundation_moves
-    # exactly when shortest_proved; null under take-back); and the budget that stopped
+    # exactly when shortest_proved); and the budget that stopped
     # the search for it early. Null for jobs not searched so.
     shortest_proved: bool | None
     shortest_bound: int | None

@@ -71,7 +71,8 @@ def shortest_says(result: SolveResult) -> str:
             f"shortest: the best line found before the {result.shortest_limit} budget ran out ({moves}{floor}); "
             "not proved shortest" + (f": raise {raise_it} to prove more" if raise_it else "")
         )
-    return f"shortest: the shortest line found ({moves}); not proved shortest (under take-back no line is)"
+    floor = "" if result.shortest_bound is None else f", and none wins in fewer than {result.shortest_bound}"
+    return f"shortest: the shortest line found ({moves}{floor}); not proved shortest (no proof was run)"
 
 
 def more_budget(

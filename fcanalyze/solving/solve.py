@@ -39,7 +39,7 @@ class SolveResult:
     fewer non-foundation moves; shortest_limit the budget that stopped that search
     early (its best line so far is the solution); shortest_bound a proved lower bound:
     no winning line has fewer non-foundation moves (equal to non_foundation_moves
-    exactly when shortest_proved; None under take-back, where none is proved).
+    exactly when shortest_proved).
     """
 
     status: str

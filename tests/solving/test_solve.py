@@ -571,11 +571,20 @@ def test_shortest_keeps_the_best_line_when_its_budget_runs_out():
     assert short.non_foundation_moves <= plain.non_foundation_moves
 
 
-def test_take_back_lines_are_never_marked_proved_shortest():
-    short = solve(90, cells=4, variant="freecell,takeback=yes", shortest=True)
-    assert short.status == "solved" and short.shortest_proved is False
-    # Nor given a lower bound: docs/correctness.md's argument does not hold there.
-    assert short.shortest_bound is None
+def test_take_back_lines_get_a_proved_bound_and_are_proved_shortest_where_the_proof_reaches():
+    # Deal 617 with 4 cells: every line of the classic rules is legal under take-back,
+    # so take-back's optimum is at most the classic one, 34 (proved below); two million
+    # positions prove 34 under take-back too. The default proof stops early, with a
+    # bound under the line, and names its budget.
+    classic = solve(617, shortest=True, shortest_nodes=2_000_000)
+    assert classic.shortest_proved is True and classic.non_foundation_moves == 34
+    few = solve(617, variant="freecell,takeback=yes", shortest=True)
+    assert few.status == "solved" and few.shortest_proved is False and few.shortest_limit == "nodes"
+    assert few.shortest_bound is not None and few.shortest_bound < few.non_foundation_moves
+    many = solve(617, variant="freecell,takeback=yes", shortest=True, shortest_nodes=2_000_000)
+    assert many.shortest_proved is True and many.shortest_limit is None
+    assert many.shortest_bound == many.non_foundation_moves == 34
+    assert few.shortest_bound <= many.shortest_bound
 
 
 def test_more_shortest_nodes_prove_more_and_an_unproved_line_names_its_budget():

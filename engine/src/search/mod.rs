@@ -149,8 +149,8 @@ pub struct ShortestOutcome {
     /// so far is the outcome's.
     pub limit: Option<Limit>,
     /// Proved: no winning line has fewer moves not to a foundation (the line's own count
-    /// when `proved`). None under take-back.
-    pub bound: Option<u32>,
+    /// when `proved`).
+    pub bound: u32,
 }
 
 /// What a search found, and what it cost.
@@ -607,7 +607,7 @@ pub struct ShortestFound {
     pub proved: bool,
     pub limit: Option<Limit>,
     /// As `ShortestOutcome::bound`.
-    pub bound: Option<u32>,
+    pub bound: u32,
     pub nodes: u64,
     pub seconds: f64,
 }
@@ -647,7 +647,7 @@ pub fn shorter_line(
     effort: &shortest::Effort,
     budget: Budget,
     interrupted: &mut dyn FnMut() -> bool,
-) -> (Option<Vec<Move>>, bool, u64, Option<u32>) {
+) -> (Option<Vec<Move>>, bool, u64, u32) {
     let mut meter = Meter::new(budget, Instant::now(), interrupted);
     let found = shortest::shorter_line(start, rules, known, effort, &mut meter);
     (found.line, found.proved, meter.nodes, found.bound)

@@ -37,9 +37,8 @@ pub(crate) struct Shortest {
     /// The budget that stopped it, if one did.
     pub(crate) limit: Option<Limit>,
     /// Fewer moves not to a foundation than this, no winning line from the start has:
-    /// proved (the cost of the best line when `proved`). None under take-back, where
-    /// safe foundation moves may cost a line its length.
-    pub(crate) bound: Option<u32>,
+    /// proved (the cost of the best line when `proved`).
+    pub(crate) bound: u32,
 }
 
 /// How hard the search for the shortest line tries: beams of these `widths`, narrowest
@@ -107,9 +106,9 @@ pub(crate) fn shorter_line(
     let mut best_cost = cost(known);
     // No line from the start costs less than the lower bound of its root (its opening
     // sends cards home, which costs nothing).
-    let floor = if rules.takeback { None } else { Some(lower_bound(&root, rules).min(best_cost)) };
+    let floor = lower_bound(&root, rules).min(best_cost);
     for &width in widths {
-        if floor == Some(best_cost) {
+        if floor == best_cost {
             break;
         }
         match beam(&root, rules, width, guide, best_cost, meter) {
@@ -126,13 +125,13 @@ pub(crate) fn shorter_line(
                     line: best,
                     proved: false,
                     limit: Some(limit),
-                    bound: floor.map(|f| f.min(best_cost)),
+                    bound: floor.min(best_cost),
                 }
             }
         }
     }
-    let floor = floor.map(|f| f.min(best_cost));
-    if floor == Some(best_cost) {
+    let floor = floor.min(best_cost);
+    if floor == best_cost {
         return Shortest { line: best, proved: true, limit: None, bound: floor };
     }
     if proof_nodes == 0 {
@@ -141,17 +140,6 @@ pub(crate) fn shorter_line(
     // The proof's own budget of positions, within the job's.
     let job_nodes = meter.budget.max_nodes;
     meter.budget.max_nodes = job_nodes.min(meter.nodes.saturating_add(proof_nodes));
-    let Some(floor) = floor else {
-        // Under take-back a card home may come back, and docs/correctness.md's proof
-        // that safe foundation moves shorten nothing does not hold: the branch and bound
-        // may find a shorter line, but proves none shortest, and no bound holds.
-        let improved = branch_and_bound(&root, rules, best_cost, 0, meter);
-        if let Some((line, _)) = improved.line {
-            best = Some(opening.iter().copied().chain(line).collect());
-        }
-        meter.budget.max_nodes = job_nodes;
-        return Shortest { line: best, proved: false, limit: improved.stopped, bound: None };
-    };
     // Deepening: is there a line of exactly `bound` moves not to a foundation (none has
     // fewer)? Each branch and bound that ends without one raises the bound by a move;
     // the first line it finds is a shortest; at the best line's cost, the best is one.
@@ -176,5 +164,5 @@ pub(crate) fn shorter_line(
         }
     }
     meter.budget.max_nodes = job_nodes;
-    Shortest { line: best, proved: bound == best_cost, limit, bound: Some(bound) }
+    Shortest { line: best, proved: bound == best_cost, limit, bound }
 }
