@@ -104,3 +104,27 @@ def test_lookup_says_which_cell_counts_the_table_has(run_cli):
         assert asked.exit_code == 2 and asked.stdout == ""
         assert asked.stderr.startswith(f"Error: the take-back table has 4, 2 and 1 cells; got --solution {k}")
     assert run_cli("lookup", "90", "--takeback", "--solution", "1").exit_code == 0
+
+
+def test_every_won_line_has_a_proved_lower_bound_that_no_line_of_either_table_beats(table):
+    """The optimum of every won take-back job lies in [shortest_bound, non_foundation_moves],
+    marked proved exactly where the two meet. Every line of the classic rules is legal
+    under take-back, so no classic line of the same job may be shorter than the bound:
+    one would refute it."""
+    rows = table.select(["deal", "cells", "status", "shortest_bound", "non_foundation_moves", "shortest_proved"])
+    rows = [r for r in rows.to_pylist() if r["status"] == "solved"]
+    assert rows and all(r["shortest_bound"] is not None and r["non_foundation_moves"] is not None for r in rows)
+    assert all(r["shortest_bound"] <= r["non_foundation_moves"] for r in rows)
+    assert all(bool(r["shortest_proved"]) == (r["shortest_bound"] == r["non_foundation_moves"]) for r in rows)
+    classic = pq.read_table(table_path(CLASSIC), columns=["deal", "cells", "status", "non_foundation_moves"])
+    classic_line = {
+        (d, k): n
+        for d, k, s, n in zip(*(classic[c].to_pylist() for c in ("deal", "cells", "status", "non_foundation_moves")))
+        if s == "solved"
+    }
+    beside = [(r, classic_line[(r["deal"], r["cells"])]) for r in rows if (r["deal"], r["cells"]) in classic_line]
+    assert len(beside) > 60_000
+    assert all(r["shortest_bound"] <= line for r, line in beside)
+    # Not the trivial bound (the empty tableau's 0): some lines are proved with it.
+    assert sum(r["shortest_proved"] for r in rows) > 1_000
+    assert min(r["shortest_bound"] for r in rows) > 0
