@@ -60,7 +60,7 @@ fn plain_search(start: &Position, rules: &Variant, limit: usize) -> Option<bool>
 
 /// Every move taking a card back off a foundation: onto any column whose top card it
 /// fits on, into any empty column it may fill, and into the first free cell.
-fn every_takeback(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
+pub(crate) fn every_takeback(s: &Position, rules: &Variant, out: &mut Vec<Move>) {
     for suit in 0..4u8 {
         let height = s.home()[usize::from(suit)];
         if height == 0 {

@@ -121,12 +121,7 @@ pub(crate) fn shorter_line(
             }
             BeamEnd::Nothing => {}
             BeamEnd::Stopped(limit) => {
-                return Shortest {
-                    line: best,
-                    proved: false,
-                    limit: Some(limit),
-                    bound: floor.min(best_cost),
-                }
+                return Shortest { line: best, proved: false, limit: Some(limit), bound: floor.min(best_cost) }
             }
         }
     }

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
 
 use crate::card::Card;
+use crate::differential::every_takeback;
 use crate::moves::generate;
 use crate::position::{Place, Position};
 use crate::search::meter::Meter;
@@ -20,7 +21,8 @@ use super::{cost, shorter_line, Effort, GUIDE};
 /// Positions reachable from a random small position, past which a case is skipped.
 const MAX_STATES: usize = 60_000;
 
-/// Every position reachable from `root` by any move (no automatic ones), and for each
+/// Every position reachable from `root` by any move (no automatic ones; under take-back,
+/// every card back from every foundation), and for each
 /// the fewest moves not to a foundation that win from it (None: no win). None if there
 /// are more than MAX_STATES.
 fn fewest_costed_moves(root: &Position, rules: &Variant) -> Option<(Vec<Position>, Vec<Option<u32>>)> {
@@ -34,7 +36,12 @@ fn fewest_costed_moves(root: &Position, rules: &Variant) -> Option<(Vec<Position
     while next < positions.len() {
         let s = positions[next].clone();
         moves.clear();
-        generate(&s, rules, true, &mut moves);
+        // Under take-back, every foundation's top card back to every place it may go,
+        // not only the take-backs the engine generates.
+        if rules.takeback {
+            every_takeback(&s, rules, &mut moves);
+        }
+        generate(&s, &Variant { takeback: false, ..*rules }, true, &mut moves);
         for &m in &moves {
             let mut child = s.clone();
             child.apply(m);
