@@ -120,5 +120,16 @@ def test_every_import_in_the_docs_works_in_a_fresh_interpreter(doc, line, tmp_pa
     assert done.returncode == 0, f"{doc}: {line}: {done.stderr.strip().splitlines()[-1:]}"
 
 
+@pytest.mark.parametrize("doc,line", IMPORTS, ids=[f"{d}: {x}" for d, x in IMPORTS])
+def test_every_import_in_the_docs_works_without_pyarrow_pandas_or_numpy(doc, line, tmp_path):
+    # Importing a documented name costs none of the heavy dependencies: they are needed
+    # when it is used, and an installation without them can still import the package.
+    blocked = "import sys\nfor m in ('pyarrow', 'pandas', 'numpy'):\n    sys.modules[m] = None\n"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked + line], capture_output=True, text=True, cwd=tmp_path, timeout=HANG
+    )
+    assert done.returncode == 0, f"{doc}: {line}: {done.stderr.strip().splitlines()[-1:]}"
+
+
 def test_the_docs_have_snippets_and_commands_to_check():
     assert len(PYTHON) >= 3 and len(COMMANDS) >= 40 and len(NAMES) >= 5

@@ -9,7 +9,9 @@ flushed), progress (the callback the CLI draws).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import submodule
 
@@ -29,7 +31,6 @@ _EXPORTS = {
     "Tally": ".progress",
     "expected_cost": ".progress",
     "run_sweep": ".api",
-    "sweep": ".api",
 }
 
 __all__ = [
@@ -65,7 +66,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ..solving.budgets import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS
-    from .api import run_sweep, sweep
+    from .api import run_sweep
     from .plan import (
         MAX_SWEEP_JOBS,
         SweepPlan,
@@ -76,3 +77,17 @@ if TYPE_CHECKING:
         plan_sweep,
     )
     from .progress import Progress, Tally, expected_cost
+
+
+def sweep(
+    deals: list[int] | range | str,
+    cells: list[int] | int | str | None = None,
+    out: str | os.PathLike = "fcanalyze-results",
+    **options: Any,
+) -> Path | str:
+    """Decides every (deal, cells) job into the dataset at `out`; returns its path
+    (`api.sweep`, which says more). Defined here so that importing it needs no pyarrow;
+    sweeping does."""
+    from .api import sweep as run
+
+    return run(deals, cells, out, **options)
