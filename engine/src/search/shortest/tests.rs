@@ -95,6 +95,16 @@ fn small_position() -> impl Strategy<Value = (Variant, Position)> {
             ..Variant::FREECELL.with_cells(cells)
         }),
         (0usize..=2).prop_map(|cells| Variant { takeback: true, ..Variant::FREECELL.with_cells(cells) }),
+        // Take-back beside each other rule: the settled cards and the safe moves differ
+        // with same-suit building, and an empty column's rule changes what a take-back opens.
+        (0usize..=2, 0usize..3).prop_map(|(cells, other)| {
+            let rules = Variant { takeback: true, ..Variant::FREECELL.with_cells(cells) };
+            match other {
+                0 => Variant { same_suit: true, ..rules },
+                1 => Variant { kings_only: true, ..rules },
+                _ => Variant { sequence_moves: SequenceMoves::Relaxed, ..rules },
+            }
+        }),
     ];
     // Foundations shrink toward 11 (fewer cards in play), the deal toward sorted order,
     // and each card's place toward the first column.
