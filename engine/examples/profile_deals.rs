@@ -4,7 +4,7 @@
 //! MAX_MEMORY=bytes its memory, and LAYERED=DIR proves it with a layered proof alone,
 //! spilling under DIR).
 use fcanalyze_engine::card::Card;
-use fcanalyze_engine::position::Position;
+use fcanalyze_engine::position::{Place, Position};
 use fcanalyze_engine::search::{prove_layered, solve, Budget, Spill};
 use fcanalyze_engine::variant::Variant;
 
@@ -25,6 +25,8 @@ fn main() {
     let rules = Variant { takeback, ..Variant::FREECELL.with_cells(cells) };
     let (mut nodes, mut deals, mut seconds) = (0, 0, 0.0);
     let mut per_deal = vec![];
+    // The won deals, and their lines' moves not to a foundation.
+    let (mut won, mut not_home) = (0usize, 0usize);
     for path in std::env::args().skip(1) {
         let text = std::fs::read_to_string(&path).expect("readable board");
         for board in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
@@ -49,12 +51,17 @@ fn main() {
                     out.peak_disk
                 );
             }
+            if !out.solution.is_empty() {
+                won += 1;
+                not_home += out.solution.iter().filter(|m| m.to != Place::Home).count();
+            }
             nodes += out.nodes;
             deals += 1;
             seconds += out.seconds;
             per_deal.push(out.nodes);
         }
     }
+    println!("{won} won, lines {:.3} moves not to a foundation on average", not_home as f64 / won.max(1) as f64);
     per_deal.sort_unstable();
     let q = |f: f64| per_deal[((per_deal.len() as f64 * f) as usize).min(per_deal.len() - 1)];
     println!(

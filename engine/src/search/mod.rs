@@ -264,7 +264,7 @@ const KEPT_PROBE_NODES: u64 = 2_000_000;
 fn in_memory(root: &Position, rules: &Variant, meter: &mut Meter) -> (Status, Vec<Played>, usize) {
     let mut states = 0;
     for n in 0..=shaken_quick_passes(rules.cells) {
-        match depth_first(root, rules, meter, DepthFirst::quick(n)) {
+        match depth_first(root, rules, meter, DepthFirst::quick(n, rules)) {
             Pass::Settled(status, path, stored) => return (status, path, states + stored),
             Pass::Undecided(stored) => states += stored,
         }
