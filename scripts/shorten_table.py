@@ -4,6 +4,7 @@
     python scripts/shorten_table.py --takeback           # the take-back table
     python scripts/shorten_table.py --cells 4 --workers 2
     python scripts/shorten_table.py --bounds --proof-nodes 20000   # lower bounds only
+    python scripts/shorten_table.py --takeback --classic-lines     # the classic table's shorter lines
 
 Each won row of fcanalyze/data/ is handed to `fcanalyze.shortest_line` with its own
 solution: the search for the shortest line (docs/correctness.md, "The shortest line")
@@ -19,6 +20,12 @@ row not proved shortest gets the deepening proof alone, begun from its line, of 
 line has fewer moves not to a foundation), and proves the line shortest, or finds a
 shortest one, where it can; a row proved shortest already gets its own count. Both
 tables get bounds (`--bounds --takeback` for the take-back one).
+
+With --takeback --classic-lines, no search runs: a won take-back job whose line is
+longer than the classic table's line of the same job takes that line, once the referee
+has replayed it under take-back (every classic line is legal there). Its bound stays,
+and it is proved shortest if the line meets it. A take-back optimum is never above the
+classic one, and this makes each take-back line no longer than the classic line too.
 
 Work is kept as it goes in build/shorten-<table>/ (build/bound-<table>/ with --bounds;
 a Parquet file a batch of jobs), so a run that is stopped goes on where it stopped; the
@@ -121,6 +128,34 @@ def bound(job: tuple[int, int, str, str, int, bool, str | None, int]) -> dict:
     }
 
 
+def adopt_classic_lines(path: Path) -> int:
+    """--takeback --classic-lines: each won take-back row takes the classic table's line
+    of its job where that is shorter and the referee, under take-back, says it wins."""
+    classic = pq.read_table(
+        table_path(CLASSIC), columns=["deal", "cells", "status", "solution", "non_foundation_moves"]
+    )
+    shorter = {(r["deal"], r["cells"]): r for r in classic.to_pylist() if r["status"] == SOLVED}
+    rows = pq.read_table(path).to_pylist()
+    adopted = 0
+    for row in tqdm(rows, unit="job"):
+        theirs = shorter.get((row["deal"], row["cells"])) if row["status"] == SOLVED else None
+        if theirs is None or theirs["non_foundation_moves"] >= row["non_foundation_moves"]:
+            continue
+        rules = Variant.parse(TAKEBACK, cells=row["cells"])
+        verdict = replay(microsoft_deal(row["deal"], rules), rules, theirs["solution"])
+        assert verdict.won, f"deal {row['deal']} with {row['cells']} cells: the classic line loses under take-back"
+        counted = verdict.non_foundation_moves
+        assert row["shortest_bound"] <= counted, (row["deal"], row["cells"], row["shortest_bound"], counted)
+        proved = counted == row["shortest_bound"]
+        row.update(
+            solution=theirs["solution"], moves=verdict.moves, card_moves=verdict.card_moves, score=verdict.score,
+            non_foundation_moves=counted, shortest_proved=proved, shortest_limit=None if proved else row["shortest_limit"],
+        )  # fmt: skip
+        adopted += 1
+    print(f"{adopted:,} jobs took the classic table's shorter line", flush=True)
+    return write_sorted(rows, path)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--takeback", action="store_true", help="the take-back table")
@@ -130,11 +165,20 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="shorten, but leave the table as it is")
     parser.add_argument("--bounds", action="store_true", help="lower bounds only: the deepening proof, no beam")
     parser.add_argument(
+        "--classic-lines",
+        action="store_true",
+        help="with --takeback: take the classic table's shorter lines, no search",
+    )
+    parser.add_argument(
         "--proof-nodes", type=int, default=_engine.SHORTEST_NODES, help="with --bounds: the proof's positions a job"
     )
     args = parser.parse_args()
     variant = TAKEBACK if args.takeback else CLASSIC
     path = table_path(variant)
+    if args.classic_lines:
+        if not args.takeback:
+            parser.error("--classic-lines is for the take-back table: give --takeback too")
+        return adopt_classic_lines(path)
     work = args.work or Path("build") / f"{'bound' if args.bounds else 'shorten'}-{path.stem}"
     work.mkdir(parents=True, exist_ok=True)
     table = pq.read_table(path)
