@@ -20,16 +20,15 @@ use super::{Limit, Pass, Status};
 /// engine's time 5% less), 10% fewer at 3 cells and 8% fewer at 2 cells (500 deals),
 /// and one deal in 12,000 more (2, not 1) left to the last pass.
 const QUICK: Cap = Cap { nodes: 1000, stall: 75, back_jumps: 0 };
-/// With 4 free cells or more, the first quick pass, when it stalls, jumps back before
-/// it gives up: to an eighth of the deepest point's depth, dropping the untried moves
-/// below that, it goes on with the positions it has stored, where a shaken pass would
-/// start again from nothing. It may jump QUICK_BACK_JUMPS times within QUICK's nodes;
-/// with exactly 4 cells, FIRST_PASS_4_CELLS. On deals 1..32,000 with 4 cells that
-/// expands 15% fewer nodes (10.01 M, not 11.76 M) and the lines are shorter; with 3
-/// cells, in every shaken pass, or with single-card moves only it costs more than it
-/// saves, and with more cells the larger budget does (docs/tuning.md, `QUICK_BACK_JUMPS`).
+/// With 3 free cells or more, the first quick pass, when it stalls, jumps back to an
+/// eighth of the deepest point's depth (dropping the untried moves below) and goes on
+/// with the positions it has stored, where a shaken pass would start from nothing:
+/// as FIRST_PASS_3_4_CELLS says with 3 or 4 cells, QUICK_BACK_JUMPS times within
+/// QUICK's nodes with more. With 4 cells 15% fewer nodes (deals 1..32,000), with 3 9%
+/// fewer, and shorter lines; with 2 cells, in every shaken pass, or with single-card
+/// moves only it costs more (docs/tuning.md, `QUICK_BACK_JUMPS`).
 const QUICK_BACK_JUMPS: u64 = 8;
-const FIRST_PASS_4_CELLS: Cap = Cap { nodes: 8000, stall: 75, back_jumps: 64 };
+const FIRST_PASS_3_4_CELLS: Cap = Cap { nodes: 8000, stall: 75, back_jumps: 64 };
 /// Where a back-jump lands, in eighths of the deepest point's depth.
 const BACK_JUMP_EIGHTHS: usize = 1;
 /// A restart (`DepthFirst::restart`) gives up after RESTART_NODES times the Luby
@@ -165,10 +164,10 @@ pub(super) struct DepthFirst {
 impl DepthFirst {
     /// Quick pass number `n` under `rules`: 0 is the plain one, later ones are shaken.
     pub(super) fn quick(n: u64, rules: &Variant) -> DepthFirst {
-        let jumps = n == 0 && rules.cells >= 4 && rules.sequence_moves != SequenceMoves::Single;
+        let jumps = n == 0 && rules.cells >= 3 && rules.sequence_moves != SequenceMoves::Single;
         let cap = match (jumps, rules.cells) {
             (false, _) => QUICK,
-            (true, 4) => FIRST_PASS_4_CELLS,
+            (true, 3 | 4) => FIRST_PASS_3_4_CELLS,
             (true, _) => Cap { back_jumps: QUICK_BACK_JUMPS, ..QUICK },
         };
         DepthFirst {
